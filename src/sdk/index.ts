@@ -29,6 +29,7 @@ export {
   type TreasuryClientOptions,
   type WalletView,
 } from './treasury-client-schemas.js';
+export { DEFAULT_MAX_CHALLENGE_BYTES, DEFAULT_MAX_RESPONSE_BYTES } from './x402-buyer-options.js';
 export {
   createX402Buyer,
   type X402Buyer,
@@ -36,7 +37,13 @@ export {
   type X402BuyerOptions,
   type X402RequestInit,
 } from './x402-buyer.js';
-export type { X402Receipt, X402Result } from './x402-result.js';
+export {
+  settlementTransaction,
+  summarizePayment,
+  type PaymentSummary,
+  type X402Receipt,
+  type X402Result,
+} from './x402-result.js';
 export type { LocalBuyerAccount } from './local-account-payer.js';
 export type { EvmSignedTerms, SignedTerms, SvmSignedTerms } from './signed-terms.js';
 export { selectAccept, selectAccepts, networkMatches, type SelectAcceptOptions } from './select-accept.js';
@@ -76,6 +83,7 @@ export {
   X402PaymentFailedError,
   InsufficientFundsError,
   InvalidChallengeError,
+  ResponseTooLargeError,
   UnsupportedSignatureError,
   SignatureMismatchError,
   type Recovery,

@@ -10,7 +10,10 @@
  * - signed but not settled: `X402PaymentFailedError`, or `InsufficientFundsError` when the wallet is short
  *   of the price;
  * - settled, then refused by the seller: `PaymentRejectedError` — irreversible, callers must not retry it
- *   blindly (a retry pays again).
+ *   blindly (a retry pays again);
+ * - the seller's answer longer than the buyer reads: `ResponseTooLargeError` — before anything is signed
+ *   (`payment_sent: false`), or after the payment was sent (`payment_sent: true`: the seller may have settled;
+ *   the purchase is kept, so the same purchase key sends that same payment again, never a second).
  */
 import { z } from 'zod';
 import { BaseError } from '../../base/base-error.js';
@@ -301,6 +304,29 @@ export class InsufficientFundsError extends TreasurySdkError {
       shortfall_usd: shortfall.usd,
       chain: wallet.network,
     };
+  }
+}
+
+/**
+ * The seller's answer was longer than the buyer reads (`maxChallengeBytes` for a 402, `maxResponseBytes` for any
+ * other answer: createX402Buyer's options); reading stopped at `limit_bytes`. `payment_sent`: whether it was the
+ * answer to a signed payment — then the seller may have settled, and the purchase stays in the buyer's store.
+ */
+export class ResponseTooLargeError extends TreasurySdkError {
+  constructor(
+    readonly status_code: number,
+    readonly limit_bytes: number,
+    readonly payment_sent: boolean,
+  ) {
+    super(
+      'response_too_large',
+      `The seller's answer (HTTP ${status_code}) is longer than ${limit_bytes} bytes; reading stopped there. ${
+        payment_sent
+          ? 'A payment was sent: the same purchase key sends that same payment again, never a second.'
+          : 'Nothing was signed.'
+      }`,
+      { details: { status_code, limit_bytes, payment_sent } },
+    );
   }
 }
 

@@ -36,6 +36,18 @@ const payableNetworkSchema = z
     'expected an eip155 or solana CAIP-2 network, e.g. eip155:84532',
   );
 
+/** A 402's body (the challenge) is read up to this many bytes unless `maxChallengeBytes` says otherwise. */
+export const DEFAULT_MAX_CHALLENGE_BYTES = 4 * 1024 * 1024;
+/** Any other answer's body (the content, free or paid) is read up to this many bytes unless `maxResponseBytes` says otherwise. */
+export const DEFAULT_MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
+
+/** A cap on a body the buyer reads: whole bytes, at most 512 MiB (about the longest string a JavaScript engine holds). */
+const byteCapSchema = z
+  .number()
+  .int()
+  .min(1)
+  .max(512 * 1024 * 1024);
+
 /** What both kinds of buyer take. */
 const commonOptions = {
   /**
@@ -63,6 +75,16 @@ const commonOptions = {
     ['get', 'put', 'delete'],
     'expected a store with get, put and delete',
   ).optional(),
+  /**
+   * The most of a 402 answer's body the buyer reads, in bytes (default 4 MiB): past it the exchange fails with
+   * `ResponseTooLargeError` and the rest is not read.
+   */
+  maxChallengeBytes: byteCapSchema.optional(),
+  /**
+   * The most of any other answer's body the buyer reads — the content, free or paid — in bytes (default 32 MiB):
+   * past it `ResponseTooLargeError` (for a paid answer `payment_sent: true`, the purchase kept in its store).
+   */
+  maxResponseBytes: byteCapSchema.optional(),
 };
 
 const treasuryBuyerOptionsSchema = z

@@ -12,7 +12,9 @@
  * check that what was signed is what was asked, and retry once with the payment in the challenge's dialect
  * (`PAYMENT-SIGNATURE` for v2, `X-PAYMENT` for the spec's `X-PAYMENT-REQUIRED`; x402-signed-payment.ts). The
  * receipt (`PAYMENT-RESPONSE` / `X-PAYMENT-RESPONSE`) is decoded with the codecs of src/x402. The options and
- * each request's arguments are checked in x402-buyer-options.ts.
+ * each request's arguments are checked in x402-buyer-options.ts. Each answer's body is read up to a cap
+ * (read-capped-text.ts: `maxChallengeBytes` for a 402, default 4 MiB; `maxResponseBytes` otherwise, default
+ * 32 MiB), whichever fetch the caller gave.
  *
  * Defends against: paying more than the caller's cap (integer micro-USD, before anything is signed; never
  * raised silently); paying an option the wallet cannot settle (NoCompatibleAcceptError); sending a signature
@@ -24,7 +26,9 @@
  * or a lost answer as that same payment); a retried purchase paying twice — each request is a purchase with
  * an x402 `payment-identifier` (`init.purchaseKey` / `init.paymentId` name it across retries), kept in the
  * buyer's purchase store with the payment it signed until the seller takes it or it expires, and sent again
- * rather than signed again (x402-purchase.ts).
+ * rather than signed again (x402-purchase.ts); a seller's endless or huge answer filling the buyer's memory
+ * (`ResponseTooLargeError` past the cap; a paid answer past it keeps its purchase, so a retry sends the same
+ * payment); a seller's refusal reason carrying control characters (made one printable line).
  * Does not defend against: a seller that takes the payment and serves wrong content (the receipt and the
  * on-chain transfer are the evidence); a lost response after settlement followed by the caller's own retry
  * under another purchase key (that pays again); prices in tokens other than 6-decimal USD stablecoins; for a local account, spending
@@ -43,7 +47,10 @@ import { DEFAULT_SCHEMES, selectAccepts } from './select-accept.js';
 import { eitherPayer } from './either-payer.js';
 import { localSolanaPayer } from './local-solana-payer.js';
 import type { FetchLike } from './treasury-client-schemas.js';
+import { readCappedText } from './read-capped-text.js';
 import {
+  DEFAULT_MAX_CHALLENGE_BYTES,
+  DEFAULT_MAX_RESPONSE_BYTES,
   httpUrl,
   parseBuyerOptions,
   requestHeaders,
@@ -81,7 +88,7 @@ export interface X402Buyer {
 const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
 const PAYMENT_HEADERS = [X402_HEADERS.paymentSignature, X402_HEADERS.paymentLegacy];
 
-/** The seller's reason for refusing a signed payment, bounded. */
+/** The seller's reason for refusing a signed payment, bounded, as one printable line (still the seller's words). */
 function sellerReason(response: Response, body: string, receipt: SettlementReceipt | undefined): string {
   let reason: string | undefined = receipt && !receipt.success ? receipt.errorReason : undefined;
   reason ??= (
@@ -93,7 +100,9 @@ function sellerReason(response: Response, body: string, receipt: SettlementRecei
     if (typeof j?.error === 'string' && j.error !== '') reason = j.error;
     else if (typeof j?.error_code === 'string') reason = j.error_code;
   }
-  return (reason ?? `HTTP ${response.status}`).slice(0, 256);
+  // One printable line: no control characters (terminal escapes, line breaks) from the seller.
+  // eslint-disable-next-line no-control-regex
+  return (reason ?? `HTTP ${response.status}`).slice(0, 256).replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ');
 }
 
 /** What narrows the candidates: the buyer's network patterns and, when named, the one network to pay on. */
@@ -186,6 +195,11 @@ export function createX402Buyer(options: X402BuyerOptions): X402Buyer {
   const recordSettlements = !local && o.recordSettlements !== false;
   const purchases = o.purchases ?? memoryPurchaseStore();
   const filter: AcceptFilter = { networks, network: o.network, schemes, maxPriceUsd: o.maxPriceUsd };
+  const maxChallengeBytes = o.maxChallengeBytes ?? DEFAULT_MAX_CHALLENGE_BYTES;
+  const maxResponseBytes = o.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+  /** A seller's answer as text, at most the cap of its kind (a 402's challenge, or content). */
+  const readBody = (response: Response, paymentSent: boolean) =>
+    readCappedText(response, response.status === 402 ? maxChallengeBytes : maxResponseBytes, paymentSent);
 
   async function exchange(
     url: string,
@@ -209,7 +223,7 @@ export function createX402Buyer(options: X402BuyerOptions): X402Buyer {
     };
 
     const first = await send();
-    const firstBody = await first.text();
+    const firstBody = await readBody(first, false);
     if (first.status !== 402) return { status: first.status, headers: first.headers, body: firstBody, paid: false };
 
     const challenge = readX402Challenge(first.headers, firstBody);
@@ -218,7 +232,7 @@ export function createX402Buyer(options: X402BuyerOptions): X402Buyer {
     const { header: payment, requirements, signed } = paying;
     // Until the seller answers, the purchase stays in its store: a retry sends this same payment.
     const second = await send([paymentHeaderName(challenge.dialect), payment]);
-    const secondBody = await second.text();
+    const secondBody = await readBody(second, true);
     const { header, decoded, receipt } = readReceipt(second.headers, requirements);
     const settled = (second.status >= 200 && second.status < 300) || (header !== null && (decoded?.success ?? true));
     if (settled) await closePurchase(purchases, purchase);

@@ -7,9 +7,12 @@
 import type { CliContext } from './cli-context.js';
 import { CliError } from './cli-error.js';
 
-/** A server-sent value as one printable line (no control characters: no terminal escapes, no line breaks). */
+/**
+ * A server- or seller-sent value as one printable line (no control characters: no terminal escapes, no line
+ * breaks). Commands pass such values through it before printing them (e.g. `xx buy`).
+ */
 // eslint-disable-next-line no-control-regex
-const printable = (v: string) => v.replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ');
+export const printable = (v: string) => v.replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ');
 
 /**
  * The next step the recovery block carries (what `--json` prints as `recovery`), for text mode: the settings

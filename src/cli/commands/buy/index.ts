@@ -3,14 +3,23 @@
  * `--self-custody` the keystore's own Base or Solana key (./self-custody.ts). `--network <chain|CAIP-2>`
  * (./network-argument.ts) pays only on that network (a managed buyer uses the agent's wallet on it).
  * `--method`, `--body` (inline JSON or `@file`), `--header k:v` (repeatable), `--max <USD>` (the price cap;
- * refused above it, never raised). Prints the body; under `--json` `{status, paid, network, body, receipt}` with
- * the receipt's txHash (a Solana transaction's base58 signature on Solana), payer, network and amount, and for an `upto` payment `settlement` (signed maximum, settled, given
- * back; null with `settlement_error` when Treasury could not record it). An EVM `exact` payment's settlement is
+ * refused above it, never raised). Prints the body; under `--json` `{status, paid, network, body, receipt}`, and
+ * for an `upto` payment `settlement` (signed maximum, settled, given back; null with `settlement_error` when
+ * Treasury could not record it). `receipt` (present when the seller sent one) says what was signed, not what the
+ * seller's receipt claims (the SDK's `summarizePayment`): `network` the network signed for, `amount`/`amount_raw`
+ * the accepted price (an `upto` payment's settled amount once Treasury verified it), `payer` the address that
+ * signed, and `txHash` the receipt's transaction only when it has a transaction's shape on that network (0x + 64
+ * hex; a Solana signature: base58 of 64 bytes), else null. An EVM `exact` payment's settlement is
  * reported too (waited for briefly: ./settlement-report.ts), so `xx history` shows it settled; under `--json`
  * the same `settlement` (nothing given back) or `settlement_error`. SDK errors map to the buyer SDK's
  * error names (docs/buyer-sdk.md); MGMT_6014 shows the server's user_message unchanged with its settings_url.
  * The same command line retried is the same purchase (./buy-purchases.ts): its stored x402 payment identifier
  * and signed payment are sent again, never signed again; `--new-purchase` starts another.
+ *
+ * Defends: a seller's receipt passing for the payment (see `receipt`), and a seller's words — a refusal reason,
+ * a challenge the SDK could not read — rewriting the terminal: they reach the `Error:` line and the "Paid …"
+ * line through the CLI's `printable` (control characters blanked). Does not: the body bought is printed as the
+ * seller sent it (it is the content asked for, as with curl); `--json` escapes everything.
  */
 import fs from 'node:fs';
 import type { Command } from 'commander';
@@ -26,6 +35,7 @@ import {
   TreasuryApiError,
   TreasuryClient,
   TreasurySdkError,
+  summarizePayment,
   X402PaymentFailedError,
   type PurchaseStore,
   type X402Result,
@@ -33,6 +43,7 @@ import {
 import { buyPurchaseKey, cliPurchaseStore, purchaseTermsChanged } from './buy-purchases.js';
 import type { CliContext } from '../../core/cli-context.js';
 import { CliError, REAUTHENTICATE_RECOVERY } from '../../core/cli-error.js';
+import { printable } from '../../core/run-command.js';
 import { requireBuyerBearer } from '../../core/buyer-bearer.js';
 import { resolveBuyWallet } from './resolve-buy-wallet.js';
 import { networkArgument } from './network-argument.js';
@@ -144,10 +155,11 @@ export function mapBuyError(err: unknown): unknown {
     });
   }
   if (err instanceof PurchaseTermsChangedError) return purchaseTermsChanged(err);
+  // The messages below carry the seller's words (its reason, a challenge that failed to parse): one printable line.
   if (err instanceof X402PaymentFailedError)
     return new CliError({
       code: 'payment_failed',
-      userMessage: err.message,
+      userMessage: printable(err.message),
       details: { status_code: err.status_code, reason: err.reason },
     });
   if (err instanceof TreasuryApiError) {
@@ -159,11 +171,11 @@ export function mapBuyError(err: unknown): unknown {
       details: err.decisionId ? { decision_id: err.decisionId } : undefined,
     });
   }
-  if (err instanceof TreasurySdkError) return new CliError({ code: err.code, userMessage: err.message });
+  if (err instanceof TreasurySdkError) return new CliError({ code: err.code, userMessage: printable(err.message) });
   if (err instanceof TypeError)
     return new CliError({
       code: 'network_error',
-      userMessage: `The request failed: ${err.cause instanceof Error ? err.cause.message : err.message}`,
+      userMessage: printable(`The request failed: ${err.cause instanceof Error ? err.cause.message : err.message}`),
     });
   return err;
 }
@@ -223,23 +235,28 @@ function withCeilingSource(err: unknown, ceiling: BuyCeiling): unknown {
   });
 }
 
-/** `--json`'s answer of a buy: status, paid, network, body (JSON when it parses), receipt and an upto settlement. */
-function buyOutput(result: X402Result) {
+/**
+ * `--json`'s answer of a buy: status, paid, network, body (JSON when it parses), receipt and an upto settlement.
+ * The receipt's fields are what was signed, by `payer` (see the header), not the seller's receipt.
+ */
+function buyOutput(result: X402Result, payer: string) {
   let parsedBody: unknown = result.body;
   try {
     parsedBody = JSON.parse(result.body);
   } catch {
     // not JSON: keep the text
   }
-  const receipt = result.receipt
-    ? {
-        txHash: result.receipt.transaction,
-        payer: result.receipt.payer ?? null,
-        network: result.receipt.network,
-        amount: result.receipt.amount_usd,
-        amount_raw: result.receipt.amount_raw,
-      }
-    : null;
+  const paid = summarizePayment(result);
+  const receipt =
+    result.receipt && paid
+      ? {
+          txHash: paid.transaction,
+          payer,
+          network: paid.network,
+          amount: paid.amount_usd,
+          amount_raw: paid.amount_raw,
+        }
+      : null;
   // An `upto` payment: what Treasury recorded of its settlement (the unsettled part of the maximum given back).
   const settlement = result.settlement
     ? {
@@ -305,7 +322,7 @@ async function buy(ctx: CliContext, url: string, opts: BuyOptions): Promise<void
     throw payer.mapError(withCeilingSource(mapBuyError(err), ceiling));
   }
   result = await awaitSettlementReport(result);
-  const { data, receipt, settlement } = buyOutput(result);
+  const { data, receipt, settlement } = buyOutput(result, result.localPayment?.payer ?? wallet.address);
   if (result.status >= 400) {
     throw new CliError({
       code: 'request_failed',
@@ -315,22 +332,24 @@ async function buy(ctx: CliContext, url: string, opts: BuyOptions): Promise<void
     });
   }
   ctx.out(data, result.body);
+  // Each line as printable text: the figures are signed or Treasury's, and a line never carries control characters.
+  const info = (line: string) => ctx.info(printable(line));
   if (receipt)
-    ctx.info(
-      `Paid ${receipt.amount} USD from ${result.localPayment?.payer ?? wallet.address} on ${receipt.network} (tx ${receipt.txHash}).`,
+    info(
+      `Paid ${receipt.amount} USD from ${receipt.payer} on ${receipt.network}${receipt.txHash ? ` (tx ${receipt.txHash})` : ''}.`,
     );
   if (settlement && result.payment?.scheme !== 'upto')
-    ctx.info(`Treasury verified the settlement on chain (tx ${settlement.transaction}): xx history shows it settled.`);
+    info(`Treasury verified the settlement on chain (tx ${settlement.transaction}): xx history shows it settled.`);
   else if (settlement)
-    ctx.info(
+    info(
       `Settled ${settlement.settled} of the ${settlement.signed_max} USD maximum; ${settlement.given_back} USD given back to the wallet's caps.`,
     );
   else if (result.settlementError && result.payment?.scheme !== 'upto')
-    ctx.info(
+    info(
       `The settlement was not recorded yet (${result.settlementError}); the payment stands, but xx history shows it signed until it is.`,
     );
   else if (result.settlementError)
-    ctx.info(
+    info(
       `The settlement was not recorded (${result.settlementError}): the wallet's caps still count the signed maximum.`,
     );
 }

@@ -6,7 +6,10 @@
  * shapes are what each tool's `outputSchema` announces (./tool-output.ts).
  *
  * Defends: a bearer, session or seed reaching the model — the errors mapped here carry the server's fields
- * and the SDK's figures only, and an unknown error shows its message, never its cause chain or stack.
+ * and the SDK's figures only, and an unknown error shows its message, never its cause chain or stack; a
+ * seller's words passing for the tool's — a seller's refusal (`payment_failed`, `PaymentRejectedError`) is
+ * told by its HTTP status only, and its reason, receipt and body are the pay tool's to hand on, marked as
+ * untrusted (./tools/pay-tool.ts).
  * Does not: decide anything; each tool chooses which of its failures are refusals.
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -92,17 +95,19 @@ export function refusalOf(err: unknown): CallToolResult {
       status: err.apiError.status,
       ...withRecovery(err.apiError.recovery),
     });
+  // The seller's own words (its reason, its receipt, its body) are not in these: the pay tool hands them on
+  // as untrusted data (../seller-content.ts).
   if (err instanceof PaymentRejectedError)
     return toolRefusal({
       error_code: 'PaymentRejectedError',
       user_message: `The payment settled but the seller answered HTTP ${err.status_code}. Settlement is irreversible; do not pay again.`,
-      details: { status_code: err.status_code, receipt: err.receipt },
+      details: { status_code: err.status_code },
     });
   if (err instanceof X402PaymentFailedError)
     return toolRefusal({
       error_code: 'payment_failed',
-      user_message: err.message,
-      details: { status_code: err.status_code, reason: err.reason },
+      user_message: `The seller did not accept the payment (HTTP ${err.status_code}); it was not settled.`,
+      details: { status_code: err.status_code },
     });
   if (err instanceof TreasuryApiError)
     return toolRefusal({

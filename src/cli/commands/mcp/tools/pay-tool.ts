@@ -2,26 +2,40 @@
  * `pay`: the whole x402 exchange through the buyer SDK (src/sdk): request the URL, and when the seller asks
  * for payment, have Treasury sign it under the wallet's policy and the agent PAT's daily cap — refused above
  * `max_usd`, never raised; on `network` only when named (Base or Solana; without `wallet_id` the agent's first
- * wallet on it) — then return the status, the amount paid, the network and the transaction, and the seller's
- * answer (content type and body, cut past MAX_BODY_CHARS with a note) wrapped as untrusted data
- * (`seller_response`, ../seller-content.ts). Each call is one purchase with an x402 payment identifier, returned
- * as `purchase_id` (also on a refusal); a call with `purchase_id` retries that purchase: the payment it signed is
- * sent again, and Treasury answers the same identifier with the authorization it recorded — never a second.
+ * wallet on it) — then return the status, what was paid and the seller's answer (content type and body, cut
+ * past MAX_BODY_CHARS with a note) wrapped as untrusted data (`seller_response`, ../seller-content.ts). What was
+ * paid is what was signed, never the seller's receipt (the SDK's `summarizePayment`): `amount_usd` the accepted
+ * price (an `upto` payment's settled amount once Treasury verified it), `network` the network signed for,
+ * `tx_hash` the receipt's transaction only when it has a settlement's shape on that network (else null). A
+ * seller's refusal — not settled (`payment_failed`) or settled, then refused (`PaymentRejectedError`) — is
+ * told by its status; its reason, receipt and body travel in `details.seller_response`, wrapped. Each call is
+ * one purchase with an x402 payment identifier, returned as `purchase_id` (also on a refusal); a call with
+ * `purchase_id` retries that purchase: the payment it signed is sent again, and Treasury answers the same
+ * identifier with the authorization it recorded — never a second.
  *
  * Defends: a model overriding the payment or bearer headers (authorization, payment-signature, x-payment are
  * refused), unbounded inputs (every field bounded), a huge seller body flooding the model's context, the URL
  * naming a loopback or private address (refused unless allowed: ../seller-fetch.ts), a seller's answer read as
- * instructions. Does not: judge a public URL; the wallet's policy and the caps limit where money goes.
+ * instructions, a seller's receipt or refusal reason reaching the model outside the wrapper or passing for the
+ * amount paid. Does not: judge a public URL; the wallet's policy and the caps limit where money goes.
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { capabilitySchema } from '../../../../sdk/treasury-client-schemas.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { generatePaymentId } from '@x402/extensions/payment-identifier';
-import { createX402Buyer, memoryPurchaseStore, paymentIdSchema } from '../../../../sdk/index.js';
+import {
+  createX402Buyer,
+  memoryPurchaseStore,
+  paymentIdSchema,
+  PaymentRejectedError,
+  summarizePayment,
+  X402PaymentFailedError,
+  type X402Result,
+} from '../../../../sdk/index.js';
 import { walletIdInput, type ToolContext } from '../tool-context.js';
-import { guarded, toolOk, toolRefusal } from '../tool-results.js';
-import { sellerResponse, sellerResponseText } from '../seller-content.js';
+import { guarded, refusalOf, toolOk, toolRefusal } from '../tool-results.js';
+import { sellerResponse, sellerResponseText, type SellerResponse } from '../seller-content.js';
 import { resolveNetwork } from '../../buy/network-argument.js';
 import { payOutputSchema } from './pay-output.js';
 
@@ -119,25 +133,19 @@ export function registerPay(server: McpServer, tools: ToolContext): void {
           ...(input.capability ? { capability: input.capability } : {}),
           ...(network ? { network } : {}),
         });
-        const result = await buyer.request(input.url, {
-          method: input.method ?? 'GET',
-          headers,
-          ...(input.body !== undefined ? { body: input.body } : {}),
-          paymentId: purchaseId,
-        });
+        let result: X402Result;
+        try {
+          result = await buyer.request(input.url, {
+            method: input.method ?? 'GET',
+            headers,
+            ...(input.body !== undefined ? { body: input.body } : {}),
+            paymentId: purchaseId,
+          });
+        } catch (err) {
+          return payRefusal(input.url, err);
+        }
         const seller = sellerResponse(input.url, result.headers.get('content-type'), result.body);
-        const payment = {
-          status: result.status,
-          paid: result.paid,
-          purchase_id: purchaseId,
-          wallet_id: wallet.id,
-          amount_usd: result.receipt?.amount_usd ?? null,
-          tx_hash: result.receipt?.transaction ?? null,
-          network: result.receipt?.network ?? result.network ?? result.requirements?.network ?? null,
-          ...(result.settlement
-            ? { settled_usd: result.settlement.settled_usd, given_back_usd: result.settlement.given_back_usd }
-            : {}),
-        };
+        const payment = paymentFields(result, purchaseId, wallet.id);
         if (result.status >= 400) {
           const refused = toolRefusal({
             error_code: 'request_failed',
@@ -145,9 +153,7 @@ export function registerPay(server: McpServer, tools: ToolContext): void {
             status: result.status,
             details: payment,
           });
-          refused.content.push({ type: 'text', text: sellerResponseText(seller) });
-          (refused.structuredContent!.details as Record<string, unknown>).seller_response = seller;
-          return refused;
+          return withSellerResponse(refused, seller);
         }
         return toolOk(
           { ...payment, seller_response: seller },
@@ -156,6 +162,53 @@ export function registerPay(server: McpServer, tools: ToolContext): void {
       });
     },
   );
+}
+
+/** The answer's payment fields: what was signed, not what the seller's receipt says (see the header). */
+function paymentFields(result: X402Result, purchaseId: string, walletId: string) {
+  const paid = summarizePayment(result);
+  return {
+    status: result.status,
+    paid: result.paid,
+    purchase_id: purchaseId,
+    wallet_id: walletId,
+    amount_usd: paid?.amount_usd ?? null,
+    tx_hash: paid?.transaction ?? null,
+    network: paid?.network ?? null,
+    ...(result.settlement
+      ? { settled_usd: result.settlement.settled_usd, given_back_usd: result.settlement.given_back_usd }
+      : {}),
+  };
+}
+
+/** A refusal with the seller's answer in `details.seller_response` and, in the text, between the markers only. */
+function withSellerResponse(refused: CallToolResult, seller: SellerResponse): CallToolResult {
+  refused.content.push({ type: 'text', text: sellerResponseText(seller) });
+  refused.structuredContent = {
+    ...refused.structuredContent,
+    details: {
+      ...(refused.structuredContent?.details as Record<string, unknown> | undefined),
+      seller_response: seller,
+    },
+  };
+  return refused;
+}
+
+/**
+ * What the exchange threw, as a refusal (../tool-results.ts). A seller's refusal of the signed payment is told
+ * there by its status only; what the seller said — its reason, its receipt, its body — is added here as
+ * `details.seller_response`, wrapped.
+ */
+function payRefusal(url: string, err: unknown): CallToolResult {
+  const refused = refusalOf(err);
+  if (err instanceof X402PaymentFailedError)
+    return withSellerResponse(refused, sellerResponse(url, null, err.body, { reason: err.reason }));
+  if (err instanceof PaymentRejectedError)
+    return withSellerResponse(
+      refused,
+      sellerResponse(url, null, err.body, err.receipt ? { receipt: { ...err.receipt } } : {}),
+    );
+  return refused;
 }
 
 /** The tool's work; a refusal (returned or thrown) names the purchase. */
