@@ -14,6 +14,7 @@
  * again on a fresh read (docs/adr/0006).
  */
 import { x402UptoPermit2ProxyAddress } from '@x402/evm';
+import { counterpartyKey } from '../../../policy/counterparty-address.js';
 import { evaluatePolicy } from '../../../policy/evaluate-policy.js';
 import { formatUsd } from '../../../policy/money.js';
 import type { WalletPolicy } from '../../../policy/policy-schema.js';
@@ -119,8 +120,9 @@ function resumePrevious(
   if (previous.request_hash !== requestHash)
     throw new AppError('idempotency_key_conflict', { fields: { idempotency_key: payer.idempotencyKey } });
   if (previous.status === 'signed') return { kind: 'replayed', payment: previous.response };
-  // Reserved by an attempt whose response was lost before signing: sign the same message now.
-  if (paymentTerms(previous.response).from.toLowerCase() !== snapshot.wallet.address.toLowerCase()) {
+  // Reserved by an attempt whose response was lost before signing: sign the same message now — only for the same
+  // key (an EVM address compares without case, a base58 one exactly: its case names another key).
+  if (counterpartyKey(paymentTerms(previous.response).from) !== counterpartyKey(snapshot.wallet.address)) {
     throw new AppError('idempotency_key_conflict', {
       message: 'The wallet was rotated since this Idempotency-Key was first used.',
       fields: { idempotency_key: payer.idempotencyKey },

@@ -103,6 +103,22 @@ describe('pay wing: decidePayment on Solana', () => {
     assert.throws(() => decidePayment(input(stale)), refusedWith('wallet_key_rotated'));
   });
 
+  it('does not resume an earlier attempt reserved for an address that differs only in case (base58 is case-sensitive: another key)', () => {
+    const first = decidePayment(input(plan())).outcome as { payment: SolanaPaymentAuthorization };
+    const recased = `b${WALLET.slice(1)}`;
+    const resumed: DecisionInput = {
+      ...input(plan({ solana: { message: 'AAAA', messageHash: HASH, feePayer: FEE_PAYER, from: recased } })),
+      requestHash: 'h',
+      payer: { actor: 'pat_1', idempotencyKey: 'key-1', pat: undefined },
+    };
+    resumed.snapshot = {
+      ...resumed.snapshot,
+      wallet: { ...resumed.snapshot.wallet, address: recased },
+      previous: { id: 'auth_old', status: 'reserved', request_hash: 'h', response: first.payment },
+    };
+    assert.throws(() => decidePayment(resumed), refusedWith('idempotency_key_conflict'));
+  });
+
   it('a transfer from a Solana wallet is transfer_not_supported; an EVM chain asked of it, network_not_supported', () => {
     assert.throws(
       () => decidePayment(input(plan({ kind: 'transfer', chain: undefined, solana: undefined }))),
