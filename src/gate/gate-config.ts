@@ -4,7 +4,8 @@
  * XX_DISABLE_BODY_CAPTURE) are passed on from here as its `env`.
  *
  * Defends against: a gate starting with a bearer that is not a PAT, a platform or facilitator URL that is not
- * http(s) or carries credentials, limits out of range, private origins reached without the operator asking.
+ * http(s) or carries credentials, limits out of range, private origins reached without the operator asking, the
+ * sandbox's switches in production mode.
  * Does not defend against: a bearer without the gate scope (the platform refuses it at the first catalogue
  * load, and the gate stays not ready).
  */
@@ -144,10 +145,26 @@ export class GateConfigError extends ConfigError {
   }
 }
 
-/** Parses the environment once; throws one `GateConfigError` listing every problem (never the token's value). */
+/**
+ * What production mode refuses (as treasury-api does, src/api/config/production-mode.ts): a public URL that is
+ * not https, and the sandbox's switches — paid routes answered with nothing verified or settled
+ * (`XX_ALLOW_LOCAL_ONLY`), sellers' origins on private addresses (`GATE_ALLOW_PRIVATE_ORIGINS`: any seller could
+ * then have the gate reach into its own network; the API verifies no such origin in production either).
+ */
+function productionProblems(e: z.infer<typeof envSchema>, publicUrl: string | undefined): string[] {
+  const problems: string[] = [];
+  if (publicUrl?.startsWith('http://')) problems.push('GATE_PUBLIC_URL: must be https in production mode');
+  if (e.XX_ALLOW_LOCAL_ONLY !== undefined && e.XX_ALLOW_LOCAL_ONLY !== '' && e.XX_ALLOW_LOCAL_ONLY !== '0')
+    problems.push('XX_ALLOW_LOCAL_ONLY: is a sandbox-only switch; unset it in production mode');
+  if (e.GATE_ALLOW_PRIVATE_ORIGINS === '1')
+    problems.push('GATE_ALLOW_PRIVATE_ORIGINS: is a sandbox-only switch; unset it in production mode');
+  return problems;
+}
+
 /** The gate's variables, for the generated configuration reference (docs/configuration.md). */
 export { envSchema as gateEnvSchema };
 
+/** Parses the environment once; throws one `GateConfigError` listing every problem (never the token's value). */
 export function loadGateConfig(env: Readonly<Record<string, string | undefined>> = process.env): GateConfig {
   const parsed = envSchema.safeParse(env);
   if (!parsed.success)
@@ -155,8 +172,10 @@ export function loadGateConfig(env: Readonly<Record<string, string | undefined>>
   const e = parsed.data;
   const publicUrl = e.GATE_PUBLIC_URL === undefined ? undefined : canonicalGateUrl(e.GATE_PUBLIC_URL);
   const production = env.NODE_ENV === 'production' || env.TREASURY_ENV === 'production';
-  if (production && publicUrl?.startsWith('http://'))
-    throw new GateConfigError(['GATE_PUBLIC_URL: must be https in production mode']);
+  if (production) {
+    const refused = productionProblems(e, publicUrl);
+    if (refused.length > 0) throw new GateConfigError(refused);
+  }
   return Object.freeze({
     host: e.GATE_HOST,
     port: e.GATE_PORT,

@@ -39,4 +39,19 @@ describe('gate address: GATE_PUBLIC_URL', () => {
       'https://gate.example',
     );
   });
+
+  it("refuses the sandbox's switches in production mode, naming each, and keeps them outside it", () => {
+    const sandbox = { XX_ALLOW_LOCAL_ONLY: '1', GATE_ALLOW_PRIVATE_ORIGINS: '1' };
+    assert.throws(
+      () => load({ ...sandbox, NODE_ENV: 'production' }),
+      (err: GateConfigError) =>
+        ['XX_ALLOW_LOCAL_ONLY', 'GATE_ALLOW_PRIVATE_ORIGINS'].every((name) =>
+          err.details.problems.some((p) => p.startsWith(`${name}:`)),
+        ),
+    );
+    const dev = load(sandbox);
+    assert.equal(dev.allowPrivateOrigins, true);
+    assert.equal(dev.paywallEnv.XX_ALLOW_LOCAL_ONLY, '1');
+    assert.equal(load({ XX_ALLOW_LOCAL_ONLY: '0', TREASURY_ENV: 'production' }).allowPrivateOrigins, false);
+  });
 });

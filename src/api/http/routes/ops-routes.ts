@@ -1,6 +1,12 @@
 /**
  * Liveness (/livez, /health), readiness (/readyz: database and signer) and Prometheus /metrics. Not ready is
  * 503 with `error_code: "not_ready"` (and its user_message) beside which part is down.
+ *
+ * Defends: /readyz as an amplifier — it is public and asks PostgreSQL and the signer (its HSM session) each
+ * time, so the requests that arrive while a check is in flight share that check and its answer: however many
+ * ask at once, the signer and the database see one check at a time from this process. Does not defend: one
+ * check after another from a client that waits for each answer (each is a round trip to both; a deployment's
+ * proxy may keep /readyz to its load balancer, as compose.yaml's does /metrics).
  */
 import Router from '@koa/router';
 import type { Knex } from 'knex';
@@ -31,14 +37,19 @@ export function opsRoutes(deps: {
   };
   router.get('/livez', live);
   router.get('/health', live);
-  router.get('/readyz', async (ctx) => {
-    const [db, signer] = await Promise.all([
+  let checking: Promise<[boolean, boolean]> | undefined;
+  const check = () =>
+    (checking ??= Promise.all([
       deps.knex.raw('SELECT 1').then(
         () => true,
         () => false,
       ),
       deps.signer.healthy(),
-    ]);
+    ]).finally(() => {
+      checking = undefined;
+    }));
+  router.get('/readyz', async (ctx) => {
+    const [db, signer] = await check();
     const ready = db && signer && !deps.isShuttingDown();
     ctx.status = ready ? 200 : 503;
     const state = { database: db, signer, shutting_down: deps.isShuttingDown() };
