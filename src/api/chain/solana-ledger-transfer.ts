@@ -11,13 +11,16 @@
  *   3. asset     — no TransferChecked of the USDC mint: `rejected` (asset_not_transferred);
  *   4. recipient — none to the seller's associated token accounts: `rejected` (recipient_mismatch);
  *   5. payer     — none from an account the payer owned (pre-token-balance owner): `rejected` (payer_mismatch);
- *   6. amount    — none of exactly the amount, or the destination did not grow by it: `rejected` (amount_mismatch).
+ *   6. amount    — none of exactly the amount, or the destination did not grow by it: `rejected` (amount_mismatch);
+ *   7. self      — the matching transfers' source accounts are owned by one of the seller's own addresses (a
+ *                  proven pay-to, its collection wallet on the network): `rejected` (self_payment).
  * A match answers the matching instructions' indexes (they play the part of log indexes: one instruction backs
  * one verified row, the ledger's unique index on (network, tx_hash, log_index)).
  *
  * Does not defend: a lying RPC endpoint; transfers made by inner (CPI) instructions (x402 `exact` transfers
  * are top-level; another program's transfer is not read and the row is rejected); a rollback of a `confirmed`
- * block (rare on Solana; `finalized` is the stronger word and is also accepted).
+ * block (rare on Solana; `finalized` is the stronger word and is also accepted); a seller paying itself from an
+ * address it never proved.
  */
 import type { LedgerTransferVerdict } from './verify-ledger-transfer.js';
 
@@ -53,6 +56,11 @@ export interface ExpectedSolanaTransfer {
   /** The associated token accounts of the seller's proven pay-to addresses for the mint. */
   destinations: readonly string[];
   amountRaw: bigint;
+  /**
+   * Every address of the seller on the network (proven pay-to addresses, collection wallet): a transfer from an
+   * account one of them owns is the seller paying itself. Absent: none (a settlement check, not a seller's row).
+   */
+  ownAddresses?: readonly string[] | undefined;
 }
 
 interface Transfer {
@@ -108,5 +116,8 @@ export function verifySolanaLedgerTransfer(
     (t) => t.amount === expected.amountRaw && growth(tx, t.destination, t.mint) >= expected.amountRaw,
   );
   if (exact.length === 0) return { kind: 'rejected', reason: 'amount_mismatch', confirmations };
-  return { kind: 'verified', logIndexes: exact.map((t) => t.index), confirmations };
+  const own = expected.ownAddresses ?? [];
+  const fromOthers = exact.filter((t) => !own.some((address) => address === t.sourceOwner));
+  if (fromOthers.length === 0) return { kind: 'rejected', reason: 'self_payment', confirmations };
+  return { kind: 'verified', logIndexes: fromOthers.map((t) => t.index), confirmations };
 }

@@ -12,18 +12,27 @@
  *   4. recipient — no such Transfer to this seller: `rejected` (recipient_mismatch) — the transaction paid
  *                  someone else, whoever reported it first;
  *   5. payer     — none from the reported payer: `rejected` (payer_mismatch);
- *   6. amount    — none of exactly the reported amount: `rejected` (amount_mismatch).
+ *   6. amount    — none of exactly the reported amount: `rejected` (amount_mismatch);
+ *   7. self      — the matching Transfers come from one of the seller's own addresses (a proven pay-to, its
+ *                  collection wallet on the network): `rejected` (self_payment) — the seller moved its own
+ *                  money, which is neither revenue nor a paid call.
  * A match answers the matching logs' indexes (a log backs one verified row, see the migration's unique index).
  *
  * Does not defend: a lying RPC endpoint (the receipt is whatever it answers); a reorganisation deeper than
  * the configured confirmations; tokens other than the network's configured USDC (the ledger row names no
- * asset, x402 payments here are USDC).
+ * asset, x402 payments here are USDC); a seller paying itself from an address it never proved (the chain cannot
+ * tell that address's holder from a buyer; the transfer still costs it the gas and moves real USDC).
  */
 import { tokenTransfers } from './token-transfers.js';
 import type { MinedTransaction } from './balance-reader.js';
 
 export type LedgerRejection =
-  'transaction_reverted' | 'asset_not_transferred' | 'recipient_mismatch' | 'payer_mismatch' | 'amount_mismatch';
+  | 'transaction_reverted'
+  | 'asset_not_transferred'
+  | 'recipient_mismatch'
+  | 'payer_mismatch'
+  | 'amount_mismatch'
+  | 'self_payment';
 
 export type LedgerTransferVerdict =
   | { kind: 'verified'; logIndexes: number[]; confirmations: number }
@@ -34,8 +43,10 @@ export interface ExpectedLedgerTransfer {
   /** The network's USDC contract. */
   asset: string;
   payer: string;
-  /** The seller's proven pay-to addresses. */
+  /** Where the row's money must have gone: the seller's proven pay-to addresses, or its collection wallet. */
   payTo: readonly string[];
+  /** Every address of the seller on the network (proven pay-to addresses, collection wallet): no payer of its revenue. */
+  ownAddresses: readonly string[];
   amountRaw: bigint;
   requiredConfirmations: number;
 }
@@ -59,5 +70,7 @@ export function verifyLedgerTransfer(
   if (fromPayer.length === 0) return { kind: 'rejected', reason: 'payer_mismatch', confirmations };
   const exact = fromPayer.filter((t) => t.value === expected.amountRaw);
   if (exact.length === 0) return { kind: 'rejected', reason: 'amount_mismatch', confirmations };
-  return { kind: 'verified', logIndexes: exact.map((t) => t.logIndex), confirmations };
+  const fromOthers = exact.filter((t) => !expected.ownAddresses.some((own) => same(own, t.from)));
+  if (fromOthers.length === 0) return { kind: 'rejected', reason: 'self_payment', confirmations };
+  return { kind: 'verified', logIndexes: fromOthers.map((t) => t.logIndex), confirmations };
 }

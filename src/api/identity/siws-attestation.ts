@@ -2,19 +2,24 @@
  * Sign In With Solana (SIWS, the Solana wallet-standard sign-in message): an attestation is the message text,
  * its ed25519 signature (base58, 64 bytes) and the signer's public key (base58, 32 bytes). The message is
  * parsed, re-created and verified with `@solana/wallet-standard-util` (parseSignInMessage,
- * createSignInMessageText, verifySignIn) — no parser or signature code of our own.
+ * createSignInMessageText, verifySignIn) — no parser or signature code of our own. verifySignIn checks the
+ * signature with @noble/curves' lenient (ZIP-215) defaults, so the same signature over the same message bytes
+ * must also pass the strict RFC 8032 check (../../shared/verify-ed25519-strict.ts); both must hold.
  *
  * Defends, as SIWE does (./sign-in-message.ts, whose origin and time checks it shares): a message for
  * another domain or URI, issued too long ago or in the future, expired, not valid yet; a signature by another
  * key than `public_key`, or a message naming another address than `public_key`; a chain id that is no Solana
  * cluster; a message that is not in the canonical layout (what parses must re-create byte for byte, so no
- * two texts verify as one). Malformed timestamps are refused, not ignored.
+ * two texts verify as one); a sign-in as an address nobody holds the key of (a small-order public key such as
+ * the all-zero address, for which a signature anyone can make verifies any message under ZIP-215 rules).
+ * Malformed timestamps are refused, not ignored.
  * Does not defend: nonce freshness and single use — the caller consumes the nonce (identity-service.ts).
  */
 import { base58 } from '@scure/base';
 import { createSignInMessageText, parseSignInMessage, verifySignIn } from '@solana/wallet-standard-util';
 import { z } from 'zod';
 import { AppError } from '../errors/app-error.js';
+import { verifyEd25519Strict } from '../../shared/verify-ed25519-strict.js';
 import type { SiwsAttestation } from './sign-in-body.js';
 import { checkOrigin, checkTimes, type SignInExpectations, type VerifiedSignIn } from './sign-in-message.js';
 
@@ -96,6 +101,7 @@ export function verifySiws(attestation: SiwsAttestation, expect: SignInExpectati
   } catch {
     ok = false;
   }
-  if (!ok) throw new AppError('sign_in_signature_invalid');
+  // The library's check is ZIP-215 (a small-order key verifies anything): the strict check of the same bytes too.
+  if (!ok || !verifyEd25519Strict(signature, signedMessage, publicKey)) throw new AppError('sign_in_signature_invalid');
   return { chain: 'solana', address: attestation.public_key, nonce: parsed.nonce };
 }

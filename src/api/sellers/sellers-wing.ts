@@ -133,7 +133,7 @@ export function createSellersWing(deps: SellersWingDeps): SellersWing {
     chainUse: new AuthorizationUseReader(config.rpcUrls, config.rpcTimeoutMs),
     options: { maxPayoutMicro: config.morPayoutMaxMicro },
   });
-  const payTo = new SellerPayToService(new PgPayToStore(knex), clock, ledgerVerifier);
+  const payTo = new SellerPayToService({ store: new PgPayToStore(knex), clock, pendingCap, ledgerVerifier });
   const gateStore = new PgGateCatalogueStore(knex);
   const gate = new GateService({
     store: gateStore,

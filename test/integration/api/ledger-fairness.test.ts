@@ -10,6 +10,8 @@
  * - A seller holds at most TREASURY_SELLER_MAX_ENDPOINTS endpoints: by hand (also when created concurrently) and
  *   by OpenAPI refresh (refused whole); route matching sees every change to the endpoints at once.
  * - A gate batch (rows of several sellers) is admitted seller by seller and refused whole when one has no room.
+ * - Proving a pay-to reopens the seller's rows rejected for paying an address it had not proved, but only as many
+ *   as its pending cap has room for, newest first; the rest stay rejected until room comes back and it proves again.
  * The second test continues from the first's backlog.
  */
 import assert from 'node:assert/strict';
@@ -253,6 +255,59 @@ describe('one seller cannot degrade the others (HTTP, PostgreSQL, anvil)', funct
       });
       assert.equal(deleted.status, 204);
       assert.equal(await attributed('/gone/1'), null, 'a deleted endpoint matches nothing');
+    });
+
+    it('proving a pay-to reopens rejected recipient_mismatch rows only up to the pending cap, newest first', async () => {
+      const seller = (await t.request('POST', '/v1/sellers', { token: session, body: { name: 'Reopen Co' } })).body;
+      const rows = () => t.db.knex('ledger_entries').where({ seller_id: seller.seller_id });
+      const count = async (status: string) => Number((await rows().where({ status }).count({ n: '*' }))[0]!.n);
+      const report = async (n: number) => {
+        const hashes = Array.from({ length: n }, fakeHash);
+        const res = await t.request('POST', '/v1/ledger/batch', {
+          token: seller.pat,
+          body: {
+            rows: hashes.map((tx_hash) => ({ tx_hash, payer: PAYER, amount: '10000', network: 'eip155:84532' })),
+          },
+        });
+        assert.equal(res.status, 200, JSON.stringify(res.body));
+        return hashes;
+      };
+      // TEST FIXTURE: the verdict the verifier writes for a real transfer to an address the seller has not proved.
+      const rejectPending = () =>
+        rows().where({ status: 'pending' }).update({ status: 'rejected', reason: 'recipient_mismatch' });
+      let newest: string[] = [];
+      for (let round = 0; round < 3; round++) {
+        newest = await report(12); // the cap each time: rejected rows stop counting
+        await rejectPending();
+      }
+      const waiting = await report(3);
+      assert.deepEqual([await count('pending'), await count('rejected')], [3, 36]);
+
+      await provePayTo(t, session, seller.seller_id, privateKeyToAccount(generatePrivateKey()));
+      assert.deepEqual([await count('pending'), await count('rejected')], [12, 27], 'reopened up to the cap only');
+      const reopened = ((await rows().where({ status: 'pending' }).pluck('tx_hash')) as string[])
+        .map((h) => h.trim())
+        .filter((h) => !waiting.includes(h));
+      assert.equal(reopened.length, 9);
+      assert.ok(
+        reopened.every((h) => newest.includes(h)),
+        'the newest rejected rows are the ones reopened',
+      );
+      const refused = await t.request('POST', '/v1/ledger', {
+        token: seller.pat,
+        body: { tx_hash: fakeHash(), payer: PAYER, amount: '10000', network: 'eip155:84532' },
+      });
+      assert.deepEqual([refused.status, refused.body.error_code], [429, 'ledger_pending_limit']);
+
+      // At the cap, another proof reopens nothing; once rows are decided, the next proof reopens as many as fit.
+      await provePayTo(t, session, seller.seller_id, privateKeyToAccount(generatePrivateKey()));
+      assert.deepEqual([await count('pending'), await count('rejected')], [12, 27]);
+      await rows()
+        .whereIn('id', rows().clone().where({ status: 'pending' }).limit(5).select('id'))
+        .update({ status: 'rejected', reason: 'transaction_not_found' });
+      await provePayTo(t, session, seller.seller_id, privateKeyToAccount(generatePrivateKey()));
+      assert.deepEqual([await count('pending'), await count('rejected')], [12, 27]);
+      assert.equal(Number((await rows().where({ reason: 'recipient_mismatch' }).count({ n: '*' }))[0]!.n), 22);
     });
 
     it("a gate batch is admitted against each row's seller, and refused whole when one has no room", async () => {

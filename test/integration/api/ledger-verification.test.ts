@@ -6,9 +6,12 @@
  * - Seller B reporting seller A's real transfer first does not take it: B's row is rejected
  *   (recipient_mismatch), A's report still lands, waits for its depth, verifies and counts.
  * - Amount, payer and a reverted receipt each reject the row with their reason.
+ * - A seller paying itself — from its own proven pay-to to itself, or to its collection wallet — is rejected
+ *   (self_payment) and adds no revenue and no paid call, whatever the payout mode.
  * - A network with no RPC (or no chain) configured stays pending and says why.
  * - A direct seller without a proven pay-to address waits, and verifies once it proves one; a signature by
- *   another key proves nothing. platform_mor sellers' buyers pay their collection wallet (docs/adr/0011).
+ *   another key proves nothing, nor does the signature anyone can make for a Solana address of small order.
+ *   platform_mor sellers' buyers pay their collection wallet (docs/adr/0011).
  * - A flush pays out verified rows only (recorded here as pending payouts: no facilitator is configured).
  * - The verifier's outcomes and the pending rows show in /metrics.
  */
@@ -140,6 +143,16 @@ describe('seller ledger rows verified on chain before they count (HTTP, PostgreS
       },
     });
     assert.equal(byPat.status, 403, "where revenue goes is the owner session's decision");
+    // Solana addresses of small order (all-zero bytes, the identity point) are held by nobody: the signature anyone
+    // can make for them (R = identity, S = 0), valid for any message under lenient ZIP-215 rules, proves nothing.
+    const anyMessage = '2AFv15MNPuA84RmU66xw2uMzGipcVxNpzAffoacGVvjFue3CBmf633fAWuiP9cwL9C3z3CJiGgRSFjJfeEcA6QX';
+    for (const address of ['11111111111111111111111111111111', '4uQeVj5tqViQh7yWWGStvkEG1Zmhx6uasJtWCJziofM']) {
+      const nobody = await t.request('POST', `/v1/sellers/${b.seller_id}/pay-to`, {
+        token: session,
+        body: { address, signature: anyMessage },
+      });
+      assert.deepEqual([nobody.status, nobody.body.error_code], [422, 'pay_to_signature_invalid'], address);
+    }
     for (const s of [a, b, d]) await provePayTo(t, session, s.seller_id, s.payTo);
     const listed = await t.request('GET', `/v1/sellers/${a.seller_id}/pay-to`, { token: a.pat });
     assert.deepEqual(
@@ -214,6 +227,41 @@ describe('seller ledger rows verified on chain before they count (HTTP, PostgreS
       outcomes.push((await waitForLedgerRow(t, a.pat, tx, (r) => r.status !== 'pending')).reason);
     assert.deepEqual(outcomes, ['amount_mismatch', 'payer_mismatch', 'transaction_reverted']);
     assert.equal(await accrued(a), before, 'nothing accrued');
+  });
+
+  it('a seller paying itself (own pay-to to itself, or to its collection wallet) is rejected: self_payment', async () => {
+    const direct = {
+      ...(await newSeller('Seller e', 'direct')),
+      payTo: privateKeyToAccount(anvilDevAccount(6).privateKey),
+    };
+    const mor = { ...(await newSeller('Seller f')), payTo: privateKeyToAccount(anvilDevAccount(5).privateKey) };
+    for (const s of [direct, mor]) {
+      await provePayTo(t, session, s.seller_id, s.payTo);
+      await fundFromFaucet(chain, s.payTo.address, '1');
+    }
+    const [e, f] = [anvilDevAccount(6), anvilDevAccount(5)];
+    const loops = [await transfer(e, e.address, 1_000_000n), await transfer(e, e.address, 1_000_000n)];
+    const intoCollection = await transfer(f, mor.collect, 1_000_000n);
+    const bought = await transfer(buyer, direct.payTo.address, 40_000n);
+    await mineBlocks(chain.rpcUrl, 1);
+    for (const tx of loops)
+      assert.equal((await report(direct, { tx_hash: tx, payer: e.address, amount: '1000000' })).status, 201);
+    assert.equal((await report(mor, { tx_hash: intoCollection, payer: f.address, amount: '1000000' })).status, 201);
+    assert.equal((await report(direct, { tx_hash: bought, amount: '40000' })).status, 201);
+    for (const [seller, tx] of [...loops.map((tx) => [direct, tx] as const), [mor, intoCollection] as const]) {
+      const row = await waitForLedgerRow(t, seller.pat, tx, (r) => r.status !== 'pending');
+      assert.deepEqual([row.status, row.reason], ['rejected', 'self_payment'], tx);
+    }
+    assert.equal((await waitForLedgerRow(t, direct.pat, bought, (r) => r.status !== 'pending')).status, 'verified');
+    const revDirect = await revenue(direct);
+    assert.deepEqual(
+      [revDirect.total_usd, revDirect.count, revDirect.rejected],
+      ['0.04', 1, { count: 2, total_usd: '2' }],
+      "only the buyer's payment counts",
+    );
+    const revMor = await revenue(mor);
+    assert.deepEqual([revMor.total_usd, revMor.count], ['0', 0]);
+    assert.equal(await accrued(mor), '0', 'nothing is owed for money the seller moved to itself');
   });
 
   it('a network without an RPC stays pending and says why; so does a network Treasury does not know', async () => {

@@ -3,7 +3,8 @@
  * With Solana"): a SIWS sign-in yields a session; a SIWE sign-in carrying a SIWS attestation (same nonce) links
  * the Solana address to the account, and a SIWS sign-in then lands in that account; a signature by another
  * key, a message naming another address, a wrong domain or URI, a reused nonce, an expired or stale message,
- * a malformed timestamp, another chain and a non-canonical text are refused with the codes SIWE uses, and
+ * a malformed timestamp, another chain and a non-canonical text are refused with the codes SIWE uses, as is a
+ * sign-in or link as a small-order key (an address nobody holds) with the signature anyone can make for it, and
  * hostile values with a 4xx and a stable code, creating nothing; a Solana address linked to one account is
  * never linked to another (`identity_already_linked`, 409), even by two sign-ins at once.
  */
@@ -232,6 +233,22 @@ describe('Sign In With Solana (HTTP, PostgreSQL, SoftHSM)', function () {
     // The SIWE message's nonce was not consumed by the refusals: the same sign-in, with a good link, succeeds.
     const ok = await init({ ...base, link_solana: siwsAttestation(who, siweNonce) });
     assert.equal(ok.status, 201, JSON.stringify(ok.body));
+  });
+
+  it('a small-order key (an address nobody holds) with the signature anyone can make for it signs in as nobody', async () => {
+    // R = identity, S = 0: verifies any message for these keys under lenient (ZIP-215) Ed25519 rules.
+    const forged = '2AFv15MNPuA84RmU66xw2uMzGipcVxNpzAffoacGVvjFue3CBmf633fAWuiP9cwL9C3z3CJiGgRSFjJfeEcA6QX';
+    const evm = privateKeyToAccount(generatePrivateKey());
+    for (const address of ['11111111111111111111111111111111', '4uQeVj5tqViQh7yWWGStvkEG1Zmhx6uasJtWCJziofM']) {
+      const nobody = { secret: newSolanaSigner().secret, address };
+      const body = await siwsSignInBody(t, nobody);
+      refusedWith(await init({ ...body, signature: forged }), 'sign_in_signature_invalid', `sign-in as ${address}`);
+      const base = await signInBody(t, undefined, evm);
+      const siweNonce = /\nNonce: (\S+)/.exec(base.message)![1]!;
+      const link_solana = { ...siwsAttestation(nobody, siweNonce), signature: forged };
+      refusedWith(await init({ ...base, link_solana }), 'sign_in_signature_invalid', `link of ${address}`);
+      assert.equal(await solanaIdentity(address), undefined, 'no identity for an address nobody holds');
+    }
   });
 
   it('hostile values in a SIWS body or a link answer 4xx with a stable code, never 500, and create nothing', async function () {

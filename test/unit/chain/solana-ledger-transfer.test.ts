@@ -2,12 +2,13 @@
  * The Solana ledger check's verdicts in their order (src/api/chain/solana-ledger-transfer.ts): not confirmed
  * → pending; failed → transaction_reverted; no TransferChecked of the mint → asset_not_transferred; none to
  * the seller's token accounts → recipient_mismatch; none from an account the payer owned → payer_mismatch;
- * none of the exact amount, or a destination that did not grow by it → amount_mismatch; a match names its
- * instruction index.
+ * none of the exact amount, or a destination that did not grow by it → amount_mismatch; from an account one of
+ * the seller's own addresses owns → self_payment; a match names its instruction index.
  */
 import assert from 'node:assert/strict';
 import {
   verifySolanaLedgerTransfer,
+  type ExpectedSolanaTransfer,
   type LandedSolanaTransaction,
 } from '../../../src/api/chain/solana-ledger-transfer.js';
 
@@ -49,7 +50,7 @@ function landed(overrides: Partial<LandedSolanaTransaction> = {}, amount = 10_00
   };
 }
 
-const expected = { mint: MINT, payer: PAYER, destinations: [DEST], amountRaw: 10_000n };
+const expected: ExpectedSolanaTransfer = { mint: MINT, payer: PAYER, destinations: [DEST], amountRaw: 10_000n };
 const reasonOf = (tx: LandedSolanaTransaction, e = expected) => {
   const v = verifySolanaLedgerTransfer(tx, e);
   return v.kind === 'verified' ? 'verified' : v.reason;
@@ -72,6 +73,8 @@ describe('Solana ledger check', () => {
     assert.equal(reasonOf(landed(), { ...expected, destinations: [OTHER] }), 'recipient_mismatch');
     assert.equal(reasonOf(landed(), { ...expected, payer: OTHER }), 'payer_mismatch');
     assert.equal(reasonOf(landed(), { ...expected, amountRaw: 10_001n }), 'amount_mismatch');
+    assert.equal(reasonOf(landed(), { ...expected, ownAddresses: [OTHER, PAYER] }), 'self_payment');
+    assert.equal(reasonOf(landed(), { ...expected, ownAddresses: [OTHER] }), 'verified', 'another own address');
   });
 
   it('the instruction alone is not enough: the destination must have grown by the amount', () => {

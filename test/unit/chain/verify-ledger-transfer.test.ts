@@ -1,7 +1,8 @@
 /**
  * verifyLedgerTransfer on receipts built from real ERC-20 Transfer encodings: the depth is judged first, then
- * the receipt, the asset, the recipient, the payer and the amount, each with its reason; a match answers the
- * logs that back it (a Transfer among others — EIP-3009's AuthorizationUsed, another token's Transfer).
+ * the receipt, the asset, the recipient, the payer, the amount and the seller paying itself, each with its
+ * reason; a match answers the logs that back it (a Transfer among others — EIP-3009's AuthorizationUsed, another
+ * token's Transfer).
  */
 import assert from 'node:assert/strict';
 import { encodeAbiParameters, encodeEventTopics, erc20Abi, parseAbi, type Hex } from 'viem';
@@ -12,6 +13,8 @@ const OTHER_TOKEN: Hex = '0x4444444444444444444444444444444444444444';
 const PAYER: Hex = '0x1111111111111111111111111111111111111111';
 const PAY_TO: Hex = '0x2222222222222222222222222222222222222222';
 const STRANGER: Hex = '0x3333333333333333333333333333333333333333';
+/** The seller's collection wallet on the network: one of its own addresses, though not where this row pays. */
+const COLLECTION: Hex = '0x6666666666666666666666666666666666666666';
 
 function transfer(logIndex: number, over: { from?: Hex; to?: Hex; value?: bigint; token?: Hex } = {}) {
   return {
@@ -41,6 +44,7 @@ const expected: ExpectedLedgerTransfer = {
   asset: USDC,
   payer: PAYER.toUpperCase().replace('0X', '0x'),
   payTo: [STRANGER, PAY_TO.toLowerCase()],
+  ownAddresses: [STRANGER, PAY_TO.toLowerCase(), COLLECTION],
   amountRaw: 10_000n,
   requiredConfirmations: 2,
 };
@@ -94,6 +98,20 @@ describe('verifyLedgerTransfer', () => {
       assert.deepEqual(verifyLedgerTransfer(tx, expected), { kind: 'rejected', reason, confirmations: 2 });
     });
   }
+
+  it("rejects a Transfer from one of the seller's own addresses, even to itself: self_payment", () => {
+    for (const own of [PAY_TO, STRANGER, COLLECTION]) {
+      const tx = receipt([transfer(0, { from: own, to: PAY_TO })]);
+      assert.deepEqual(verifyLedgerTransfer(tx, { ...expected, payer: own.toLowerCase() }), {
+        kind: 'rejected',
+        reason: 'self_payment',
+        confirmations: 2,
+      });
+    }
+    // Without the self check (no own addresses named) the same transfer would verify.
+    const loop = receipt([transfer(0, { from: PAY_TO, to: PAY_TO })]);
+    assert.equal(verifyLedgerTransfer(loop, { ...expected, payer: PAY_TO, ownAddresses: [] }).kind, 'verified');
+  });
 
   it('answers every matching Transfer of one transaction (one verified row each)', () => {
     assert.deepEqual(verifyLedgerTransfer(receipt([transfer(3), transfer(4, { to: STRANGER })]), expected), {

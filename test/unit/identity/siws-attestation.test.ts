@@ -1,7 +1,9 @@
 /**
  * verifySiws on its own, with a fixed clock: what a wallet may add to a SIWS message (resources, a request id,
  * a `solana:` chain id, no statement) verifies; Issued At or Not Before ahead of the clock, and an Issued At
- * that is not a timestamp, are refused with the codes SIWE uses.
+ * that is not a timestamp, are refused with the codes SIWE uses; a sign-in as a small-order key (the identity
+ * point) with the signature anyone can make for it (R = identity, S = 0), which the library's lenient check
+ * accepts, is refused as a bad signature.
  */
 import assert from 'node:assert/strict';
 import { ed25519 } from '@noble/curves/ed25519.js';
@@ -18,7 +20,7 @@ const address = base58.encode(ed25519.getPublicKey(secret));
 function attest(fields: Partial<Parameters<typeof createSignInMessageText>[0]>) {
   const message = createSignInMessageText({
     domain: 'treasury.example',
-    address,
+    address: fields.address ?? address,
     uri: 'https://treasury.example/login',
     version: '1',
     nonce: 'n0nce1234',
@@ -61,5 +63,18 @@ describe('verifySiws (Sign In With Solana attestations)', () => {
     refused({ issuedAt: undefined }, 'sign_in_message_invalid');
     refused({ nonce: undefined }, 'sign_in_message_invalid');
     refused({ domain: 'treasury.example:8443' }, 'sign_in_domain_mismatch');
+  });
+
+  it('refuses a small-order key with the signature anyone can make for it (sign_in_signature_invalid)', () => {
+    const identityPoint = '4uQeVj5tqViQh7yWWGStvkEG1Zmhx6uasJtWCJziofM';
+    const forged = '2AFv15MNPuA84RmU66xw2uMzGipcVxNpzAffoacGVvjFue3CBmf633fAWuiP9cwL9C3z3CJiGgRSFjJfeEcA6QX';
+    const attestation = { ...attest({ address: identityPoint }), signature: forged, public_key: identityPoint };
+    // What the library alone would accept: its check is ZIP-215, under which this verifies any message.
+    const signedMessage = new TextEncoder().encode(attestation.message);
+    assert.equal(ed25519.verify(base58.decode(forged), signedMessage, base58.decode(identityPoint)), true);
+    assert.throws(
+      () => verifySiws(attestation, expect),
+      (err: unknown) => err instanceof AppError && err.code === 'sign_in_signature_invalid',
+    );
   });
 });

@@ -12,6 +12,8 @@
  * Does not defend: reports of one seller arriving at the same moment, which are counted without a lock (a lock
  * would hold a pooled connection per waiting report): the cap can be passed by the rows of the reports in flight
  * together, at most 100 per request. Rows parked for a reason the seller can fix (no proven pay-to) count too.
+ * The same cap bounds the other way rows become pending: proving a pay-to reopens rows rejected for paying an
+ * address not proven yet only as far as `maxPending` leaves room (../seller-pay-to-service.ts).
  */
 import { ledgerTxKey, type LedgerReportBody } from '../../../shared/ledger-report-schema.js';
 import { AppError } from '../../errors/app-error.js';
@@ -30,7 +32,8 @@ export interface ReportedRow {
 export class LedgerPendingCap {
   constructor(
     private readonly counts: PendingRowCounts,
-    private readonly maxPending = DEFAULT_MAX_PENDING_PER_SELLER,
+    /** The most pending rows a seller may have; proving a pay-to reopens rows within it too (../seller-pay-to-service.ts). */
+    readonly maxPending = DEFAULT_MAX_PENDING_PER_SELLER,
   ) {}
 
   /** Resolves when every seller of `rows` has room for its new rows; throws `ledger_pending_limit` otherwise. */

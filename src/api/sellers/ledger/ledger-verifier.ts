@@ -18,11 +18,15 @@
  * at the next start of a process, when the configuration may have changed), pay_to_not_registered (the seller
  * proved no pay-to address yet; registering one makes its rows due).
  * Rejection reasons: those of the check, transaction_not_found, transfer_already_claimed (the Transfer backs
- * another seller's verified row — two sellers proved the same pay-to address).
+ * another seller's verified row — two sellers proved the same pay-to address). Among the check's: self_payment,
+ * a transfer from one of the seller's own addresses on the row's network — any of its proven pay-to addresses of
+ * that chain family and its collection wallet there, whatever the row's payout mode (`ownAddressesOf`).
  *
- * Defends: revenue and payables on a seller's word (nothing counts until checked), one slow or dead RPC
+ * Defends: revenue and payables on a seller's word (nothing counts until checked); revenue and paid calls
+ * inflated by a seller sending its own USDC to itself, over and over (self_payment); one slow or dead RPC
  * holding the worker (bounded concurrency, the reader's short timeout, exponential backoff per row).
- * Does not defend: a lying RPC; reorganisations deeper than the configured confirmations.
+ * Does not defend: a lying RPC; reorganisations deeper than the configured confirmations; a seller paying itself
+ * from an address it never proved (on chain it looks like any buyer).
  */
 import type { Logger } from 'pino';
 import type { Hash } from 'viem';
@@ -251,7 +255,8 @@ export class LedgerVerifier {
     const claim = await this.claimOf(row);
     const payTo = await this.store.recipientsOf(row, claim);
     if (payTo === 'pay_to_not_registered') return { status: 'pending', reason: payTo, retryMs: parked };
-    if (isSolanaNetwork(row.network)) return this.judgeSolana(row, payTo);
+    const own = await this.ownAddressesOf(row, claim, payTo);
+    if (isSolanaNetwork(row.network)) return this.judgeSolana(row, payTo, own);
     const chain = this.chains.resolve(row.network)!;
     let tx;
     try {
@@ -268,6 +273,7 @@ export class LedgerVerifier {
       asset: chain.usdc,
       payer: row.payer.trim(),
       payTo: payTo.map((a) => a.trim()),
+      ownAddresses: own,
       amountRaw: BigInt(row.amount_micro),
       requiredConfirmations: requiredConfirmations(this.options.confirmations, row.network),
     });
@@ -288,8 +294,8 @@ export class LedgerVerifier {
   }
 
   /** A Solana row (./solana-ledger-check.ts): the same verdicts; no authorization link (a Solana row names no nonce). */
-  private async judgeSolana(row: ClaimedRow, payTo: string[]): Promise<Verdict> {
-    const checked = await this.solana!.check(row, payTo);
+  private async judgeSolana(row: ClaimedRow, payTo: string[], own: string[]): Promise<Verdict> {
+    const checked = await this.solana!.check(row, payTo, own);
     if (checked.kind === 'other_cluster')
       return { status: 'pending', reason: 'rpc_not_configured', retryMs: this.maxBackoffMs };
     if (checked.kind === 'unavailable')
@@ -317,6 +323,18 @@ export class LedgerVerifier {
     const waited = (this.clock().getTime() - row.created_at.getTime()) / 1000;
     if (waited >= this.options.notFoundGraceSeconds) return { status: 'rejected', reason: 'transaction_not_found' };
     return { status: 'pending', reason: 'transaction_not_found', retryMs: this.backoff(row.attempts) };
+  }
+
+  /**
+   * Every address of the row's seller on the row's network, whatever the row's payout mode: where a row of either
+   * mode must have paid (its proven pay-to addresses of the chain family, its collection wallet on the network).
+   * `recipients` are the row's own mode's (already read); the other mode's are read here. A transfer from one of
+   * them is the seller paying itself (self_payment).
+   */
+  private async ownAddressesOf(row: ClaimedRow, claim: RowClaim, recipients: readonly string[]): Promise<string[]> {
+    const otherMode = claim.payout_mode === 'direct' ? 'platform_mor' : 'direct';
+    const other = await this.store.recipientsOf(row, { ...claim, payout_mode: otherMode });
+    return [...recipients, ...(other === 'pay_to_not_registered' ? [] : other)].map((a) => a.trim());
   }
 
   /** What the row was reported as: its payout mode (where its money must have gone) and the nonce it names. */

@@ -7,8 +7,8 @@
  * The endpoint serves one cluster: its genesis hash (read once, `getGenesisHash`) names the CAIP-2 network it
  * answers for, and a row of another Solana network waits (`rpc_not_configured`) instead of being judged on the
  * wrong cluster.
- * Defends against: a devnet payment counted as mainnet revenue (and the reverse). Does not defend against: a
- * lying RPC endpoint.
+ * Defends against: a devnet payment counted as mainnet revenue (and the reverse); a seller's transfer to itself
+ * counted as revenue (`self_payment`). Does not defend against: a lying RPC endpoint.
  */
 import { SOLANA_DEVNET_CAIP2, SOLANA_MAINNET_CAIP2, getUsdcAddress } from '@x402/svm';
 import { z } from 'zod';
@@ -41,10 +41,14 @@ export class SolanaLedgerCheck {
     return this.options.rpcUrl === undefined ? 'rpc_not_configured' : undefined;
   }
 
-  /** Checks a row of a reachable network against the seller's proven Solana pay-to addresses. */
+  /**
+   * Checks a row of a reachable network against the seller's proven Solana pay-to addresses; a transfer from an
+   * account one of `ownAddresses` owns (the seller's own) is `self_payment`.
+   */
   async check(
     row: { network: string; tx_hash: string; payer: string; amount_micro: string | number },
     payTo: readonly string[],
+    ownAddresses: readonly string[],
   ): Promise<SolanaCheck> {
     const url = this.options.rpcUrl!;
     const cluster = await this.clusterOf(url);
@@ -63,6 +67,7 @@ export class SolanaLedgerCheck {
       payer: row.payer,
       destinations,
       amountRaw: BigInt(row.amount_micro),
+      ownAddresses,
     });
   }
 

@@ -138,8 +138,12 @@ export interface PendingRowCounts {
 export interface PayToStore {
   /** Keeps the proven address (once per seller and address). */
   add(sellerId: string, address: string, signature: string, at: Date): Promise<void>;
-  /** Makes the rows that waited for a pay-to, or paid one not proven yet, due for verification at `at`. */
-  recheckForPayTo(sellerId: string, at: Date): Promise<void>;
+  /**
+   * Makes the rows that waited for a pay-to due for verification at `at`, and reopens (pending, due at `at`) the
+   * rows rejected for paying an address not proven yet — newest first, only as many as keep the seller's pending
+   * rows within `maxPending`; the others stay rejected (a later proof reopens them as room comes back).
+   */
+  recheckForPayTo(sellerId: string, at: Date, maxPending: number): Promise<void>;
   /** The seller's proven addresses, oldest first. */
   listOf(sellerId: string): Promise<Array<{ address: string; created_at: Date }>>;
 }

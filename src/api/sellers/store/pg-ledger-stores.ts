@@ -191,15 +191,22 @@ export class PgPayToStore implements PayToStore {
       .ignore();
   }
 
-  async recheckForPayTo(sellerId: string, at: Date): Promise<void> {
-    await this.knex('ledger_entries')
-      .where({ seller_id: sellerId })
-      .andWhere((q) =>
-        q
-          .where({ status: 'pending', reason: 'pay_to_not_registered' })
-          .orWhere({ status: 'rejected', reason: 'recipient_mismatch' }),
-      )
-      .update({ status: 'pending', reason: 'awaiting_verification', next_check_at: at });
+  async recheckForPayTo(sellerId: string, at: Date, maxPending: number): Promise<void> {
+    // One statement: the pending count (as the report path counts it, on the pending rows' own index, at most
+    // `maxPending` of them) and the rows it reopens are read from the same snapshot. Rows already pending stay
+    // counted; only rejected ones add to the count, so only they are bounded.
+    await this.knex.raw(
+      `UPDATE ledger_entries SET status = 'pending', reason = 'awaiting_verification', next_check_at = ?
+        WHERE seller_id = ?
+          AND ((status = 'pending' AND reason = 'pay_to_not_registered')
+            OR (status = 'rejected' AND reason = 'recipient_mismatch' AND id IN (
+              SELECT id FROM ledger_entries
+               WHERE seller_id = ? AND status = 'rejected' AND reason = 'recipient_mismatch'
+               ORDER BY created_at DESC, id DESC
+               LIMIT GREATEST(0, ?::int - (
+                 SELECT count(*) FROM (SELECT 1 FROM ledger_entries WHERE seller_id = ? AND status = 'pending' LIMIT ?) p)))))`,
+      [at, sellerId, sellerId, maxPending, sellerId, maxPending],
+    );
   }
 
   async listOf(sellerId: string): Promise<Array<{ address: string; created_at: Date }>> {
