@@ -5,8 +5,8 @@
  * x402 `accepts` a buyer of it is asked for (exact, the catalogue's network, its USDC, the price in USDC's
  * 6 decimals, where the platform knows the seller is paid), the service name and tags as the official sanitizer
  * keeps them, the `bazaar` extension (how to call it, with the input and output JSON Schemas the seller's
- * OpenAPI document declared), and the platform's own `treasury` block (verified revenue and paid calls, and the
- * uptime the seller's gate reported when it reported any). Pure.
+ * OpenAPI document declared), and the platform's own `treasury` block (verified revenue and paid calls on the
+ * catalogue's network, and the uptime the seller's gate reported when it reported any). Pure.
  *
  * Defends: a resource of a shape the official client does not expect (typed with src/shared/api-responses/
  * discovery-responses.ts); a payee written in any case but its checksum. Does not defend: what the seller

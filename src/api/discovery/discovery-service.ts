@@ -5,8 +5,9 @@
  * answer an empty page without a query; the rest is one store read per page (./discovery-store.ts), mapped
  * to the Bazaar shapes (./discovery-mapping.ts) and cached briefly (./discovery-cache.ts).
  *
- * Defends: revenue counted over any window but the last 30 UTC days (today included). Does not defend: who
- * asks (the catalogue is public; the routes are rate limited per address).
+ * Defends: revenue counted over any window but the last 30 UTC days (today included), or on any network but the
+ * catalogue's (the store counts `network` only). Does not defend: who asks (the catalogue is public; the routes
+ * are rate limited per address).
  */
 import type { DiscoveryResourcesPage, DiscoverySearchPage } from '../../shared/api-responses/discovery-responses.js';
 import { MAX_DISCOVERY_OFFSET } from '../../shared/api-responses/discovery-responses.js';

@@ -5,16 +5,25 @@
  * address: src/api/sellers/gate-address/); where its buyers pay on the
  * catalogue's network (a `platform_mor` seller's collection wallet there, else its oldest proven pay-to
  * address, as the gate is told: src/api/sellers/gate/gate-service.ts); how many resources match in all; and,
- * for the page's rows only, their verified revenue and paid calls since a day, from `seller_revenue_days`
- * (which counts a ledger row only once it is verified on chain: migrations/20261125200400_ledger_verification.ts)
- * and their uptime counts as the sellers' gates reported them (`endpoint_uptime_hours`).
+ * for the page's rows only, their verified revenue and paid calls on the catalogue's network since a day, from
+ * `seller_revenue_days` (which counts a ledger row only once it is verified on chain, per network:
+ * migrations/20261125200400_ledger_verification.ts, 20261201140000_seller_revenue_networks.ts) and their uptime
+ * counts as the sellers' gates reported them (`endpoint_uptime_hours`).
+ *
+ * The order is turns (`turnOrder`): after the search score, every account's first listing comes before any
+ * account's second, and inside an account its sellers take turns the same way; ties between accounts go to the
+ * older account. A name, slug or path chosen to sort first moves a listing only among its own seller's, so one
+ * account with many sellers and endpoints cannot fill the pages a client can reach (offset 10,000 at most).
  *
  * Defends: an unverified or suspended seller, or a managed-proxy seller whose gate address is not verified,
  * listed (the WHERE clause, in one place), or listed at an address its gate does not answer at; an
- * endpoint without a known pay-to listed (a buyer could not pay it); unverified ledger reports counted; the
- * search text read as SQL or as a pattern (bound `%term%` values with their wildcards escaped,
- * ./discovery-search-terms.ts). Does not defend: a large catalogue's count (every page counts the matches;
- * the answer is cached briefly: ./discovery-cache.ts).
+ * endpoint without a known pay-to listed (a buyer could not pay it); unverified ledger reports, or payments on
+ * another network (a testnet's free USDC on a mainnet catalogue), counted; one account crowding every other out
+ * of the reachable pages; the search text read as SQL or as a pattern (bound `%term%` values with their wildcards
+ * escaped, ./discovery-search-terms.ts). Does not defend: one party running many accounts (each takes its own
+ * turn; an account created earlier goes first among equals); a seller whose text names more of the searched terms
+ * ranking above (the score comes first); a large catalogue's count and turns (every page counts and ranks all the
+ * matches, one scan and sorts of them; the answer is cached briefly: ./discovery-cache.ts).
  */
 import type { Knex } from 'knex';
 
@@ -37,6 +46,7 @@ export interface DiscoveryRow {
   resource_base: string;
   seller_updated_at: Date;
   pay_to: string;
+  /** Verified revenue and paid calls on the request's network since its `since` (bigint sums as text). */
   revenue_micro: string;
   paid_calls: string;
   /** Gate-reported uptime counts since `uptimeSince` (bigint sums as text). */
@@ -45,7 +55,7 @@ export interface DiscoveryRow {
 }
 
 export interface DiscoveryPageRequest {
-  /** The network buyers are asked to pay on (collection wallets are per network). */
+  /** The network buyers are asked to pay on (collection wallets are per network), and whose revenue counts. */
   network: string;
   /** Lower-case `0x…`: only resources paying this address. */
   payTo?: string | undefined;
@@ -109,6 +119,15 @@ function scoreSql(patterns: readonly string[]): { sql: string; bindings: string[
   };
 }
 
+/**
+ * The catalogue's order over ranked matches `t` (the `turns` below, or the page cut from them): the score first (a
+ * search's best matches; 0 without one); then `account_rank`, a listing's place among its account's matches of that
+ * score, where the account's sellers take turns (`seller_rank`, a listing's place among its seller's by route; the
+ * older seller first in a turn); then the older account, and its id. An account has one listing per rank and
+ * score, so this is a total order: every page of one answer is cut from the same sequence, whatever its size.
+ */
+const turnOrder = (t: string) => `${t}.score DESC, ${t}.account_rank, ${t}.account_created_at, ${t}.account_id`;
+
 export class DiscoveryStore {
   constructor(private readonly knex: Knex) {}
 
@@ -122,39 +141,59 @@ export class DiscoveryStore {
       whereBindings.push(request.payTo);
     }
     if (patterns.length > 0) where.push('l.score > 0');
-    const order = `${patterns.length > 0 ? 'score DESC, ' : ''}seller_slug, path, method, endpoint_id`;
+    // Turns are ranked over narrow rows (ids, keys, score), so the sorts over every match stay small; only the
+    // page's rows read the rest of their match, their endpoint and their seller (one statement: one snapshot).
     const result = await this.knex.raw(
       `WITH listed AS (
-         SELECT e.id AS endpoint_id, e.slug AS endpoint_slug, e.method, e.path, e.path_pattern, e.price_micro,
-                e.capabilities, e.discovery, e.updated_at AS endpoint_updated_at,
-                s.id AS seller_id, s.slug AS seller_slug, s.name AS seller_name, s.origin,
+         SELECT e.id AS endpoint_id, e.method AS endpoint_method, e.path AS endpoint_path,
+                s.id AS seller_id, s.created_at AS seller_created_at,
+                s.account_id, a.created_at AS account_created_at,
                 ${RESOURCE_BASE_SQL} AS resource_base,
-                s.updated_at AS seller_updated_at,
                 ${PAY_TO_SQL} AS pay_to,
                 ${score.sql} AS score
            FROM endpoints e
            JOIN sellers s ON s.id = e.seller_id
+           JOIN accounts a ON a.id = s.account_id
            ${LISTING_JOINS}
           WHERE ${LISTED_SELLER_AND_ENDPOINT}
        ),
        matched AS (SELECT l.* FROM listed l WHERE ${where.join(' AND ')}),
-       page AS (SELECT * FROM matched ORDER BY ${order} LIMIT ? OFFSET ?)
-       SELECT t.total, page.*, COALESCE(r.revenue_micro, 0)::text AS revenue_micro,
-              COALESCE(r.paid_calls, 0)::text AS paid_calls,
+       turns AS (
+         SELECT r.endpoint_id, r.score, r.account_id, r.account_created_at,
+                row_number() OVER (PARTITION BY r.score, r.account_id
+                                   ORDER BY r.seller_rank, r.seller_created_at, r.seller_id) AS account_rank
+           FROM (SELECT m.endpoint_id, m.score, m.account_id, m.account_created_at, m.seller_id, m.seller_created_at,
+                        row_number() OVER (PARTITION BY m.score, m.seller_id
+                                           ORDER BY m.endpoint_path, m.endpoint_method, m.endpoint_id) AS seller_rank
+                   FROM matched m) r
+       ),
+       page AS (
+         SELECT m.*, p.account_rank
+           FROM (SELECT * FROM turns ORDER BY ${turnOrder('turns')} LIMIT ? OFFSET ?) p
+           JOIN matched m ON m.endpoint_id = p.endpoint_id
+       )
+       SELECT t.total, page.endpoint_id, e.slug AS endpoint_slug, e.method, e.path, e.path_pattern, e.price_micro,
+              e.capabilities, e.discovery, e.updated_at AS endpoint_updated_at,
+              page.seller_id, s.slug AS seller_slug, s.name AS seller_name, s.origin, page.resource_base,
+              s.updated_at AS seller_updated_at, page.pay_to,
+              COALESCE(r.revenue_micro, 0)::text AS revenue_micro, COALESCE(r.paid_calls, 0)::text AS paid_calls,
               COALESCE(u.answered, 0)::text AS uptime_answered, COALESCE(u.failed, 0)::text AS uptime_failed
          FROM (SELECT count(*) AS total FROM matched) t
          LEFT JOIN page ON true
+         LEFT JOIN endpoints e ON e.id = page.endpoint_id
+         LEFT JOIN sellers s ON s.id = page.seller_id
          LEFT JOIN LATERAL (
            SELECT sum(d.total_micro) AS revenue_micro, sum(d.entries) AS paid_calls
              FROM seller_revenue_days d
-            WHERE d.seller_id = page.seller_id AND d.endpoint_key = page.endpoint_id AND d.day >= ?::date
+            WHERE d.seller_id = page.seller_id AND d.endpoint_key = page.endpoint_id AND d.network = ?
+              AND d.day >= ?::date
          ) r ON page.endpoint_id IS NOT NULL
          LEFT JOIN LATERAL (
            SELECT sum(h.answered) AS answered, sum(h.failed) AS failed
              FROM endpoint_uptime_hours h
             WHERE h.endpoint_id = page.endpoint_id AND h.hour >= ?::date::timestamp AT TIME ZONE 'UTC'
          ) u ON page.endpoint_id IS NOT NULL
-        ORDER BY ${order}`,
+        ORDER BY ${turnOrder('page')}`,
       [
         ...score.bindings,
         request.network,
@@ -162,6 +201,7 @@ export class DiscoveryStore {
         ...whereBindings,
         request.limit,
         request.offset,
+        request.network,
         request.since,
         request.since,
       ],

@@ -1,8 +1,8 @@
 /**
  * One seller's endpoints as the public catalogue sees them, in one statement: whether each is listed (the
  * catalogue's own predicate, `LISTED_SELLER_AND_ENDPOINT` of ./discovery-store.ts, and a known payee), the facts
- * that explain why not, and its verified revenue, paid calls and gate-reported uptime since a day. At most 1,000
- * endpoints (a seller's limit is lower).
+ * that explain why not, and its verified revenue and paid calls on the catalogue's network (as the catalogue counts
+ * them) and gate-reported uptime since a day. At most 1,000 endpoints (a seller's limit is lower).
  *
  * Defends: the seller's view and the public catalogue disagreeing on what is listed (one predicate). Does not
  * defend: who may read it (the route authorizes the seller first).
@@ -33,7 +33,7 @@ export interface SellerListingRow {
 export class SellerListingStore {
   constructor(private readonly knex: Knex) {}
 
-  /** `sellerId`'s endpoints; payees on `network`; revenue, calls and uptime from the UTC day `since` on. */
+  /** `sellerId`'s endpoints; payees, revenue and calls on `network`; revenue, calls and uptime from the UTC day `since` on. */
   async endpointsOf(sellerId: string, network: string, since: string): Promise<SellerListingRow[]> {
     const result = await this.knex.raw(
       `SELECT e.id AS endpoint_id, e.method, e.path, e.price_micro, e.priced, s.status, s.protocol, s.origin,
@@ -48,7 +48,7 @@ export class SellerListingStore {
          LEFT JOIN LATERAL (
            SELECT sum(d.total_micro) AS revenue_micro, sum(d.entries) AS paid_calls
              FROM seller_revenue_days d
-            WHERE d.seller_id = s.id AND d.endpoint_key = e.id AND d.day >= ?::date
+            WHERE d.seller_id = s.id AND d.endpoint_key = e.id AND d.network = ? AND d.day >= ?::date
          ) r ON true
          LEFT JOIN LATERAL (
            SELECT sum(h.answered) AS answered, sum(h.failed) AS failed
@@ -58,7 +58,7 @@ export class SellerListingStore {
         WHERE e.seller_id = ?
         ORDER BY e.path, e.method, e.id
         LIMIT 1000`,
-      [network, network, since, since, sellerId],
+      [network, network, network, since, since, sellerId],
     );
     return (result as { rows: SellerListingRow[] }).rows;
   }

@@ -3,7 +3,8 @@
  * public catalogue lists it (as the catalogue's statement decides, ./seller-listing-store.ts) and, when not, the
  * reasons a person can act on — the seller is suspended, sells through its account's gate whose public address
  * the platform has not verified (on the catalogue's network), has no origin or has not verified it, the endpoint
- * is unpriced, or no payee is known on the catalogue's network — with its price, verified 30-day revenue and paid calls, and gate-reported uptime. Pure.
+ * is unpriced, or no payee is known on the catalogue's network — with its price, verified 30-day revenue and paid
+ * calls on that network (what the catalogue shows), and gate-reported uptime. Pure.
  *
  * Defends: a reason list that contradicts `listed` (a listed endpoint has none). Does not defend: reasons the
  * statement does not know (it reads the same columns as the catalogue).

@@ -3,7 +3,7 @@
  * the shapes the official Bazaar client (`withBazaar(new HTTPFacilitatorClient({ url }))` of
  * `@x402/extensions` 2.27) reads — `DiscoveryResourcesResponse` and `SearchDiscoveryResourcesResponse` — with
  * one extra key per resource, `treasury`, which that client passes through untouched: the seller, its verified
- * revenue and paid calls over 30 days. Defined once here: the API's mapping is typed with the derived types,
+ * revenue and paid calls over 30 days on the catalogue's network. Defined once here: the API's mapping is typed with the derived types,
  * and the `xx discover` command and the MCP `discover` tool parse replies with the schemas.
  *
  * Defends: the catalogue and its clients drifting apart silently. Does not defend: a reply of the right shape
@@ -50,7 +50,7 @@ export const discoveryTreasurySchema = z.object({
   endpoint_slug: z.string().max(128),
   /** The price as USD (the same amount as `accepts[].amount`, in USDC's 6 decimals). */
   price_usd: usdField,
-  /** Verified ledger rows only, over the last 30 UTC days (today included). */
+  /** Verified ledger rows on the catalogue's network (`accepts[].network`) only, over the last 30 UTC days (today included). */
   revenue_30d_usd: usdField,
   paid_calls_30d: z.number().int().min(0),
   /** Always true: only sellers whose origin is verified are listed. */
