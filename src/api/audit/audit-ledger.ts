@@ -3,6 +3,13 @@
  * or an account): each row stores the hash of the previous row of its chain, so any edit, deletion or
  * reordering is detected by `verifyAuditChain`, which names the first broken row.
  *
+ * The verifier holds the hash to what is stored, not to what the driver makes of it: it reads the payload as
+ * `payload::text` (PostgreSQL's spelling of the stored jsonb), hashes the canonical JSON of that text parsed,
+ * and takes a row whose text says more than the parsed value as `hash_mismatch` — a number a double does not
+ * hold exactly (./stored-payload-numbers.ts; a `__proto__` key is an ordinary key of canonical JSON, so its
+ * hash covers it), or a created_at below the millisecond its hash spells (every row is written from a
+ * JavaScript Date; the query compares created_at with itself truncated to milliseconds).
+ *
  * Does not defend, on its own, against an attacker who can rewrite the whole table and recompute every hash,
  * or who drops a chain's newest rows: anchor the chain heads elsewhere for that (`audit:verify --heads-out`
  * to a store the database's owners cannot rewrite, then `--heads-in` on the next run: an anchored row whose
@@ -11,8 +18,9 @@
  */
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
-import { canonicalJson } from '../../../base/canonical-json.js';
-import { auditHash, canonicalPayloadText } from './audit-hash.js';
+import { canonicalJson, CanonicalJsonError } from '../../../base/canonical-json.js';
+import { auditHash, canonicalPayloadText, writablePayloadText } from './audit-hash.js';
+import { storedNumbersHold } from './stored-payload-numbers.js';
 
 export const GENESIS_HASH = '0'.repeat(64);
 
@@ -67,8 +75,9 @@ export function buildAuditRow(head: AuditHead | null, input: AuditEventInput) {
   const seq = head ? Number(head.seq) + 1 : 1;
   const prevHash = head ? head.hash : GENESIS_HASH;
   const createdAt = input.at ?? new Date();
-  // Serialised once: the text the hash covers is the text the row stores.
-  const payloadText = canonicalPayloadText(input.payload);
+  // Serialised once: the text the hash covers is the text the row stores (refused if it would be spelled
+  // otherwise than every earlier row's: ./audit-hash.ts).
+  const payloadText = writablePayloadText(input.payload);
   const hash = auditHash({
     chain_key: input.chainKey,
     seq,
@@ -139,19 +148,47 @@ export interface VerifyAuditOptions {
   onHead?: (head: ChainHead) => void;
 }
 
+/** An audit row as verification reads it (STORED_AUDIT_COLUMNS): the stored payload as text, not as a value. */
+export interface StoredAuditRow extends Omit<AuditRow, 'payload'> {
+  /** `payload::text`: PostgreSQL's own spelling of the stored jsonb, every digit of its numbers kept. */
+  payload_text: string;
+  /** Whether created_at has no digits below the millisecond (the hash spells it to the millisecond). */
+  created_at_in_ms: boolean;
+}
+
+/** The select list of StoredAuditRow: one query reads a page of rows and what the checks need of each. */
+export const STORED_AUDIT_COLUMNS =
+  "id, chain_key, seq, event_type, actor, prev_hash, hash, created_at, payload::text AS payload_text, created_at = date_trunc('milliseconds', created_at) AS created_at_in_ms";
+
+/**
+ * The hash of a stored row, or undefined when what is stored says more than any hash can cover: a created_at
+ * below the millisecond, a number the parsed payload does not hold exactly (./stored-payload-numbers.ts).
+ */
+export function storedAuditHash(row: StoredAuditRow): string | undefined {
+  if (row.created_at_in_ms !== true || !storedNumbersHold(row.payload_text)) return undefined;
+  const payload = JSON.parse(row.payload_text) as Record<string, unknown>;
+  try {
+    return computeAuditHash({ ...row, seq: Number(row.seq), payload });
+  } catch (err) {
+    if (err instanceof CanonicalJsonError) return undefined;
+    throw err;
+  }
+}
+
 /**
  * Why `row` does not follow `head` (the chain's previous row, or seq 0 with the genesis hash), if it does not:
- * its seq, its link, its own hash, and at an anchored seq the anchored hash.
+ * its seq, its link, its own hash (over what is stored: storedAuditHash), and at an anchored seq the anchored
+ * hash.
  */
 export function auditRowBreak(
   head: ChainHead,
-  row: AuditRow,
+  row: StoredAuditRow,
   anchor?: { seq: number; hash: string },
 ): AuditBreak | undefined {
   const seq = Number(row.seq);
   if (seq !== head.seq + 1) return 'sequence_gap';
   if (row.prev_hash !== head.hash) return 'prev_hash_mismatch';
-  if (computeAuditHash({ ...row, seq }) !== row.hash) return 'hash_mismatch';
+  if (storedAuditHash(row) !== row.hash) return 'hash_mismatch';
   if (anchor && anchor.seq === seq && anchor.hash !== row.hash) return 'anchor_mismatch';
   return undefined;
 }
@@ -191,12 +228,13 @@ export async function verifyAuditChain(
   };
   let after: { chainKey: string; seq: number } | undefined;
   for (;;) {
-    const query = knex<AuditRow>('audit_events')
+    const query = knex('audit_events')
+      .select(knex.raw(STORED_AUDIT_COLUMNS))
       .orderBy([{ column: 'chain_key' }, { column: 'seq' }])
       .limit(batchRows);
     if (chainKey !== undefined) query.where({ chain_key: chainKey });
     if (after) query.whereRaw('(chain_key, seq) > (?, ?)', [after.chainKey, after.seq]);
-    const page = (await query) as AuditRow[];
+    const page = (await query) as StoredAuditRow[];
     for (const row of page) {
       if (row.chain_key !== head?.chain_key) {
         const missing = endOfChain();

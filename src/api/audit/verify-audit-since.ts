@@ -17,9 +17,10 @@ import {
   auditRowBreak,
   GENESIS_HASH,
   goneAnchor,
-  type AuditRow,
+  STORED_AUDIT_COLUMNS,
   type AuditVerification,
   type ChainHead,
+  type StoredAuditRow,
 } from './audit-ledger.js';
 
 export interface VerifyAuditSinceOptions {
@@ -59,11 +60,12 @@ export async function verifyAuditSince(
     const anchor = anchors.get(chainKey);
     let head: ChainHead | undefined;
     for (let after = anchor ? anchor.seq - 1 : 0; ;) {
-      const page = (await knex<AuditRow>('audit_events')
+      const page = (await knex('audit_events')
+        .select(knex.raw(STORED_AUDIT_COLUMNS))
         .where({ chain_key: chainKey })
         .andWhere('seq', '>', after)
         .orderBy('seq')
-        .limit(batchRows)) as AuditRow[];
+        .limit(batchRows)) as StoredAuditRow[];
       for (const row of page) {
         if (!head) {
           chains++;

@@ -7,12 +7,16 @@
  * makes — keys sorted, `body` before `route` (test/unit/pay/request-hash.test.ts) — so hashes stored before
  * and after compare equal.
  *
- * Defends: memory (at most MAX_REMEMBERED_BODIES texts of at most MAX_BODY_CHARS characters).
- * Does not defend: anything about the request itself — it is hashed, not checked.
+ * Defends: memory (at most MAX_REMEMBERED_BODIES texts of at most MAX_BODY_CHARS characters); a body canonical
+ * JSON cannot spell — a number JSON.parse read as ±Infinity (`1e400` in an x402 entry's open fields) — answered
+ * 400 `invalid_request` naming where it lies, before anything is reserved, instead of failing the route.
+ * Does not defend: anything else about the request itself — it is hashed, not checked.
  */
 import { hash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
-import { canonicalJson } from '../../../base/canonical-json.js';
+import { canonicalJson, CanonicalJsonError } from '../../../base/canonical-json.js';
+import { toStorableText } from '../http/schemas/common-schemas.js';
+import { AppError } from '../errors/app-error.js';
 
 const MAX_REMEMBERED_BODIES = 1024;
 const MAX_BODY_CHARS = 8192;
@@ -22,7 +26,20 @@ const canonicalBodies = new LRUCache<string, string>({ max: MAX_REMEMBERED_BODIE
 
 /** SHA-256 (hex) of `request`'s canonical JSON; `bodyText` is the text its `body` was parsed from, when it has one. */
 export function requestHash(request: unknown, bodyText?: string): string {
-  return hash('sha256', canonicalRequest(request, bodyText), 'hex');
+  let canonical: string;
+  try {
+    canonical = canonicalRequest(request, bodyText);
+  } catch (err) {
+    if (!(err instanceof CanonicalJsonError)) throw err;
+    const full = err.details.path.join('.');
+    const path = toStorableText(full.length > 200 ? `${full.slice(0, 200)}…` : full);
+    const issue = { path, message: 'must be a number JSON can spell (finite)' };
+    throw new AppError('invalid_request', {
+      message: `The request body is invalid: ${path}: ${issue.message}`,
+      fields: { issues: [issue] },
+    });
+  }
+  return hash('sha256', canonical, 'hex');
 }
 
 function canonicalRequest(request: unknown, bodyText: string | undefined): string {

@@ -277,6 +277,24 @@ describe('pay path (HTTP, SoftHSM, PostgreSQL)', function () {
     assert.equal(bad.body.error_code, 'invalid_idempotency_key');
   });
 
+  it('Idempotency-Key with a number JSON cannot spell in an open field (1e400): 400 invalid_request naming it, nothing recorded', async () => {
+    const w = await wallet({ daily_cap_usd: '1' });
+    const body = JSON.stringify({ payment_requirements: requirements(usd(0.1)) }).replace(
+      '"extra":{',
+      '"extra":{"far":1e400,',
+    );
+    assert.match(body, /"far":1e400/);
+    const res = await t.request('POST', `/v1/wallets/${w.id}/pay`, {
+      token,
+      rawBody: body,
+      headers: { 'idempotency-key': 'order-far' },
+    });
+    assert.equal(res.status, 400, JSON.stringify(res.body));
+    assert.equal(res.body.error_code, 'invalid_request');
+    assert.match(res.body.user_message, /payment_requirements\.extra\.far/);
+    assert.equal((await t.db.knex('authorizations').where({ wallet_id: w.id })).length, 0);
+  });
+
   it('is atomic under a race: 20 concurrent payments against a cap that fits 5', async () => {
     const w = await wallet({ daily_cap_usd: '0.5' });
     const results = await Promise.all(Array.from({ length: 20 }, () => pay(w.id, usd(0.1))));

@@ -2,13 +2,17 @@
  * The audit ledger's verification reads the ledger in bounded pages: a ledger longer than one page verifies
  * whole, the first broken row is named wherever it lies (inside a page, on a page's edge, at a chain's start),
  * and no query returns more than a page. Heads recorded by one run anchor the next: a chain rewritten with
- * recomputed hashes, cut short or gone is caught, through the function and through `audit:verify`.
+ * recomputed hashes, cut short or gone is caught, through the function and through `audit:verify`. A row is
+ * held to what is stored, not to what the driver reads back: an edit that parses to the same value (a
+ * `__proto__` key, a number a double does not hold, created_at moved below the millisecond) is a
+ * `hash_mismatch` in every mode, and rows the service writes, whatever their values, still verify.
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import fc from 'fast-check';
 import { appendAuditEvent, verifyAuditChain, type ChainHead } from '../../../src/api/audit/audit-ledger.js';
 import { verifyAuditSince } from '../../../src/api/audit/verify-audit-since.js';
 import { useTestDatabase, type TestDatabase } from '../../support/test-database.js';
@@ -319,6 +323,111 @@ describe('audit ledger verification in pages', function () {
       [before.full.firstBroken?.chain_key, before.full.firstBroken?.seq, before.full.firstBroken?.reason],
       ['wal_b', 2, 'hash_mismatch'],
     );
+  });
+
+  /**
+   * Edits that leave the stored row reading back as the same JavaScript value, so a verifier that recomputes the
+   * hash from the value parsed by the driver missed them: a `__proto__` key (JSON.parse makes it an own key,
+   * an assignment to it sets a prototype), a number a double cannot hold (1e400 reads as Infinity, written as
+   * null; 2.0000000000000001 reads as 2), created_at moved by less than the millisecond its hash spells.
+   */
+  const editsBelowTheValue: Array<[name: string, set: string]> = [
+    ['a top-level __proto__ key', `payload = payload || '{"__proto__":{"to":"0xEVIL","amount_micro":"999999999"}}'`],
+    [
+      'a nested __proto__ key',
+      `payload = jsonb_set(payload, '{nested}', '{"approved":false,"__proto__":{"approved":true,"by":"ceo"}}')`,
+    ],
+    ['a __proto__ key inside an array', `payload = jsonb_set(payload, '{list}', '[{"__proto__":{"x":1}}]')`],
+    ['null turned into 1e400', `payload = jsonb_set(payload, '{reason}', '1e400')`],
+    ['2 turned into 2.0000000000000001', `payload = jsonb_set(payload, '{n}', '2.0000000000000001')`],
+    ['2 turned into 2.0', `payload = jsonb_set(payload, '{n}', '2.0')`],
+    ['created_at moved by 900 µs', `created_at = created_at + interval '900 microseconds'`],
+  ];
+
+  it('names as hash_mismatch an edit the parsed row would hide, in full, anchored and since-heads verification', async () => {
+    for (const [name, set] of editsBelowTheValue) {
+      // After an anchored head (wal_a seq 5), and an anchored head itself (wal_b seq 5).
+      for (const [chainKey, seq] of [
+        ['wal_a', 5],
+        ['wal_b', 5],
+      ] as const) {
+        await db.knex.raw('TRUNCATE audit_events');
+        const recorded = await seedAndRecordHeads();
+        const payload = {
+          amount_micro: '1000',
+          to: '0xabc',
+          reason: null,
+          n: 2,
+          nested: { approved: false },
+          list: [],
+        };
+        await append('wal_a', 'payment.signed', payload);
+        assert.equal((await verifyAuditChain(db.knex, undefined, { anchors: anchorsOf(recorded) })).ok, true, name);
+        const target = await rowOf(chainKey, seq);
+        await tamper(() => db.knex.raw(`UPDATE audit_events SET ${set} WHERE id = ?`, [target.id]));
+        const expected = { id: String(target.id), chain_key: chainKey, seq, reason: 'hash_mismatch' };
+        const at = `${name}, ${chainKey} seq ${seq}`;
+        assert.deepEqual((await verifyAuditChain(db.knex)).firstBroken, expected, `full: ${at}`);
+        assert.deepEqual(
+          (await verifyAuditChain(db.knex, undefined, { batchRows: 2, anchors: anchorsOf(recorded) })).firstBroken,
+          expected,
+          `anchored: ${at}`,
+        );
+        assert.deepEqual(
+          (await verifyAuditSince(db.knex, anchorsOf(recorded), { batchRows: 2 })).firstBroken,
+          expected,
+          `since heads: ${at}`,
+        );
+      }
+    }
+  });
+
+  it('verifies rows holding every hostile value and numbers of every size, as the service writes them', async () => {
+    const hostile = JSON.parse(
+      fs.readFileSync(path.resolve(import.meta.dirname, '../../vectors/hostile-inputs.json'), 'utf8'),
+    ) as Record<string, unknown>;
+    // NUL and a lone surrogate have no jsonb form (the insert fails); a `__proto__` key is refused at write.
+    const unstorable = (v: unknown) => /\\u0000|\\ud[89a-f]|__proto__/i.test(JSON.stringify(v));
+    const values = Object.entries(hostile)
+      .filter(([name]) => name !== 'about' && name !== 'notes')
+      .flatMap(([, list]) => (Array.isArray(list) ? (list as unknown[]) : []))
+      .filter((v) => !unstorable(v));
+    assert.ok(values.length > 20, 'the hostile-input table was read');
+    const numbers = [
+      0,
+      -0,
+      1,
+      -1,
+      0.1,
+      0.1 + 0.2,
+      1.5,
+      -2.5e-7,
+      1e-7,
+      1e-6,
+      123e-20,
+      5e-324,
+      2.2250738585072014e-308,
+      Number.MAX_SAFE_INTEGER,
+      2 ** 53 + 2,
+      1e21,
+      1e21 + 65536,
+      1.7976931348623157e308,
+      -1.5e300,
+      4.35,
+      1 / 3,
+    ];
+    numbers.push(...fc.sample(fc.double({ noNaN: true, noDefaultInfinity: true }), { numRuns: 200, seed: 42 }));
+    await db.knex.transaction(async (trx) => {
+      for (const value of values)
+        await appendAuditEvent(trx, { chainKey: 'wal_h', eventType: 'x', actor: 'agent', payload: { value } });
+      for (const n of numbers)
+        await appendAuditEvent(trx, { chainKey: 'wal_n', eventType: 'x', actor: 'agent', payload: { n, list: [n] } });
+    });
+    assert.deepEqual(await verifyAuditChain(db.knex), {
+      chains: 2,
+      rows: values.length + numbers.length,
+      ok: true,
+    });
   });
 
   it('audit:verify records heads with --heads-out only from a ledger that held, and checks them with --heads-in', async () => {

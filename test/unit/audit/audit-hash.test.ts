@@ -1,16 +1,18 @@
 /**
  * An audit row's hash and stored payload text (src/api/audit/audit-hash.ts) against the spelling every row
- * already written was hashed with: SHA-256 over the previous hash, a newline and canonicalJson of the row. Over
- * the hostile-input table (as payload values, nested values and, parsed from JSON, as keys such as
- * `__proto__`), the payload text equals canonicalJson's and the hash equals the one spelled out here, so
- * chains written before verify, and rows written now verify with the same verifier.
+ * already written was hashed with: SHA-256 over the previous hash, a newline and canonical JSON of the row as
+ * base/canonical-json.ts wrote it then (copied here, `earlierCanonicalJson`). Over the hostile-input table (as
+ * payload values, nested values and, parsed from JSON, as keys), the payload text equals canonicalJson's and
+ * the hash equals the one spelled out here, so chains written before verify, and rows written now verify with
+ * the same verifier. The two spellings part only on a `__proto__` key (the earlier one dropped it) and on
+ * NaN and ±Infinity (it wrote null): a payload holding either is refused at write.
  */
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { canonicalJson } from '../../../base/canonical-json.js';
-import { canonicalPayloadText } from '../../../src/api/audit/audit-hash.js';
+import { canonicalJson, CanonicalJsonError } from '../../../base/canonical-json.js';
+import { AuditPayloadError, canonicalPayloadText } from '../../../src/api/audit/audit-hash.js';
 import { buildAuditRow, computeAuditHash, GENESIS_HASH } from '../../../src/api/audit/audit-ledger.js';
 
 const hostile = JSON.parse(
@@ -19,6 +21,27 @@ const hostile = JSON.parse(
 const values: unknown[] = Object.entries(hostile)
   .filter(([name]) => name !== 'about' && name !== 'notes')
   .flatMap(([, list]) => (Array.isArray(list) ? list : []));
+
+/** base/canonical-json.ts as every row so far was hashed with it (its sorted copy assigned `__proto__`). */
+function earlierCanonicalJson(value: unknown): string {
+  const sortKeys = (v: unknown): unknown => {
+    if (Array.isArray(v)) return v.map(sortKeys);
+    if (v !== null && typeof v === 'object' && !(v instanceof Date)) {
+      const out: Record<string, unknown> = {};
+      for (const key of Object.keys(v as Record<string, unknown>).sort())
+        out[key] = sortKeys((v as Record<string, unknown>)[key]);
+      return out;
+    }
+    return v;
+  };
+  return JSON.stringify(sortKeys(value));
+}
+
+/** Whether `value` holds an own `__proto__` key at any depth. */
+const holdsProtoKey = (value: unknown): boolean =>
+  value !== null &&
+  typeof value === 'object' &&
+  (Object.hasOwn(value, '__proto__') || Object.values(value).some(holdsProtoKey));
 
 /** The hash as every row so far was written: canonicalJson of the row after its previous hash and a newline. */
 function referenceHash(row: {
@@ -30,7 +53,7 @@ function referenceHash(row: {
   prev_hash: string;
   created_at: Date;
 }): string {
-  const body = canonicalJson({
+  const body = earlierCanonicalJson({
     chain_key: row.chain_key,
     seq: row.seq,
     event_type: row.event_type,
@@ -62,8 +85,11 @@ describe('audit row hash', () => {
 
   it('hashes a row as every row already written was hashed, and stores the text it hashed', () => {
     let head: { seq: number; hash: string } | null = null;
+    let written = 0;
     for (const v of values) {
       for (const payload of payloadsOf(v)) {
+        if (holdsProtoKey(payload)) continue;
+        written++;
         const at = new Date(Date.UTC(2026, 10, 29, 7, 0, 0, values.indexOf(v)));
         const input = {
           chainKey: 'w_chain',
@@ -84,11 +110,47 @@ describe('audit row hash', () => {
         };
         assert.equal(row.hash, referenceHash(reference));
         assert.equal(row.payload, canonicalJson(payload));
+        assert.equal(row.payload, earlierCanonicalJson(payload));
         // The verifier's view: the row read back, its payload parsed from the stored text.
         const readBack = { ...reference, payload: JSON.parse(row.payload) as Record<string, unknown> };
         assert.equal(computeAuditHash(readBack), row.hash);
         head = { seq: row.seq, hash: row.hash };
       }
+    }
+    assert.ok(written > 3 * values.length, `${written} rows written`);
+  });
+
+  it('refuses at write a payload whose hash the earlier spelling would have written otherwise', () => {
+    const write = (payload: Record<string, unknown>) =>
+      buildAuditRow(null, { chainKey: 'w_chain', eventType: 'payment.reserved', actor: 'agent', payload });
+    const refusedKey = (err: unknown) => err instanceof AuditPayloadError && err.details.reason === 'proto_key';
+    for (const text of [
+      '{"__proto__":{"admin":true},"a":1}',
+      '{"__proto__":1}',
+      '{"a":{"b":[{"__proto__":null}]}}',
+      '{"z":[1,{"__proto__":{}}]}',
+    ])
+      assert.throws(() => write(JSON.parse(text) as Record<string, unknown>), refusedKey, text);
+    const nested: Record<string, unknown> = {};
+    Object.defineProperty(nested, '__proto__', { value: 'x', enumerable: true });
+    assert.throws(() => write({ nested }), refusedKey);
+    for (const [payload, path] of [
+      [{ a: Infinity }, ['a']],
+      [{ b: 1, a: [1, { x: NaN }] }, ['a', 1, 'x']],
+      [JSON.parse('{"reason":1e400}') as Record<string, unknown>, ['reason']],
+      [{ z: { y: -Infinity } }, ['z', 'y']],
+    ] as const)
+      assert.throws(
+        () => write(payload),
+        (err: unknown) => err instanceof CanonicalJsonError && assert.deepEqual(err.details.path, path) === undefined,
+      );
+    // A key, string or nested text that only looks like one is written as before.
+    for (const payload of [
+      { note: '{"__proto__":1}', 'x"__proto__': 1, proto: { __proto_: 1 } },
+      { list: ['__proto__', ',"__proto__":'] },
+    ]) {
+      const row = write(payload);
+      assert.equal(row.payload, earlierCanonicalJson(payload));
     }
   });
 });
