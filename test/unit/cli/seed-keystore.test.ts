@@ -12,7 +12,7 @@ import {
   newMnemonic,
   solanaAddress,
 } from '../../../src/cli/commands/account/hd-addresses.js';
-import { openMnemonic, sealMnemonic } from '../../../src/cli/commands/account/seed-keystore.js';
+import { keystoreSchema, openMnemonic, sealMnemonic } from '../../../src/cli/commands/account/seed-keystore.js';
 import { CliError } from '../../../src/cli/core/cli-error.js';
 
 const PHRASE = 'test test test test test test test test test test test junk';
@@ -66,6 +66,24 @@ describe('xx keystore and derivations', () => {
     } finally {
       delete process.env.XX_ENV;
     }
+  });
+
+  it('a scrypt cost past 2^20 (more memory than the derivation may take) is invalid_env when asked for and refused in a file', async () => {
+    for (const logN of ['21', '22']) {
+      process.env.XX_KEYSTORE_SCRYPT_LOG_N = logN;
+      try {
+        await assert.rejects(
+          sealMnemonic(PHRASE, 'a long passphrase', 'default', {}),
+          (err: unknown) => err instanceof CliError && err.code === 'invalid_env' && err.exitCode === 2,
+          logN,
+        );
+      } finally {
+        process.env.XX_KEYSTORE_SCRYPT_LOG_N = '10';
+      }
+    }
+    const sealed = await sealMnemonic(PHRASE, 'a long passphrase', 'default', {});
+    assert.ok(keystoreSchema.safeParse(sealed).success);
+    assert.ok(!keystoreSchema.safeParse({ ...sealed, kdf: { ...sealed.kdf, log_n: 21 } }).success);
   });
 
   it('derives the BIP44 address of a known phrase, a 32-byte ed25519 Solana key, and refuses a bad phrase with exit 2', () => {

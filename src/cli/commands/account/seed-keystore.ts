@@ -18,12 +18,17 @@ import { z } from 'zod';
 import { CliError } from '../../core/cli-error.js';
 
 const hex = z.string().regex(/^[0-9a-f]+$/);
+/**
+ * The highest scrypt cost a keystore may name: N = 2^20 with r = 8 takes 1 GiB, under `deriveKey`'s 2-GiB memory
+ * bound; 2^21 would need more than it allows, so such a keystore could be neither sealed nor opened.
+ */
+const MAX_LOG_N = 20;
 export const keystoreSchema = z.object({
   format: z.literal('xx-seed-keystore-1'),
   name: z.string(),
   kdf: z.object({
     name: z.literal('scrypt'),
-    log_n: z.number().int().min(10).max(22),
+    log_n: z.number().int().min(10).max(MAX_LOG_N),
     r: z.literal(8),
     p: z.literal(1),
     salt: hex,
@@ -42,10 +47,10 @@ function defaultLogN(): number {
   const raw = process.env.XX_KEYSTORE_SCRYPT_LOG_N;
   if (raw === undefined) return DEFAULT_LOG_N;
   const n = Number(raw);
-  if (!Number.isInteger(n) || n < 10 || n > 22)
+  if (!Number.isInteger(n) || n < 10 || n > MAX_LOG_N)
     throw new CliError({
       code: 'invalid_env',
-      userMessage: 'XX_KEYSTORE_SCRYPT_LOG_N must be an integer from 10 to 22.',
+      userMessage: `XX_KEYSTORE_SCRYPT_LOG_N must be an integer from 10 to ${MAX_LOG_N}.`,
       exitCode: 2,
     });
   if (n < DEFAULT_LOG_N && PRODUCTION_ENVS.has(process.env.XX_ENV ?? '')) {
