@@ -14,6 +14,7 @@ import path from 'node:path';
 import { canonicalJson, CanonicalJsonError } from '../../../base/canonical-json.js';
 import { AuditPayloadError, canonicalPayloadText } from '../../../src/api/audit/audit-hash.js';
 import { buildAuditRow, computeAuditHash, GENESIS_HASH } from '../../../src/api/audit/audit-ledger.js';
+import { earlierCanonicalJson } from '../../support/earlier-canonical-json.js';
 
 const hostile = JSON.parse(
   fs.readFileSync(path.resolve(import.meta.dirname, '../../vectors/hostile-inputs.json'), 'utf8'),
@@ -21,21 +22,6 @@ const hostile = JSON.parse(
 const values: unknown[] = Object.entries(hostile)
   .filter(([name]) => name !== 'about' && name !== 'notes')
   .flatMap(([, list]) => (Array.isArray(list) ? list : []));
-
-/** base/canonical-json.ts as every row so far was hashed with it (its sorted copy assigned `__proto__`). */
-function earlierCanonicalJson(value: unknown): string {
-  const sortKeys = (v: unknown): unknown => {
-    if (Array.isArray(v)) return v.map(sortKeys);
-    if (v !== null && typeof v === 'object' && !(v instanceof Date)) {
-      const out: Record<string, unknown> = {};
-      for (const key of Object.keys(v as Record<string, unknown>).sort())
-        out[key] = sortKeys((v as Record<string, unknown>)[key]);
-      return out;
-    }
-    return v;
-  };
-  return JSON.stringify(sortKeys(value));
-}
 
 /** Whether `value` holds an own `__proto__` key at any depth. */
 const holdsProtoKey = (value: unknown): boolean =>

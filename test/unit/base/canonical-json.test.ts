@@ -9,21 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
 import { canonicalJson, CanonicalJsonError } from '../../../base/canonical-json.js';
-
-/** base/canonical-json.ts before: its sorted copy assigned every key, `__proto__` included. */
-function earlierCanonicalJson(value: unknown): string {
-  const sortKeys = (v: unknown): unknown => {
-    if (Array.isArray(v)) return v.map(sortKeys);
-    if (v !== null && typeof v === 'object' && !(v instanceof Date)) {
-      const out: Record<string, unknown> = {};
-      for (const key of Object.keys(v as Record<string, unknown>).sort())
-        out[key] = sortKeys((v as Record<string, unknown>)[key]);
-      return out;
-    }
-    return v;
-  };
-  return JSON.stringify(sortKeys(value));
-}
+import { earlierCanonicalJson } from '../../support/earlier-canonical-json.js';
 
 const hostile = JSON.parse(
   fs.readFileSync(path.resolve(import.meta.dirname, '../../vectors/hostile-inputs.json'), 'utf8'),
