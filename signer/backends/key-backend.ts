@@ -67,7 +67,12 @@ export interface KeyBackend {
    * ./ed25519-message.ts with `invalid_request`.
    */
   signEd25519(accountKeyRef: string, walletKeyRef: string, message: Uint8Array): Promise<Uint8Array>;
-  /** After this, the wallet reference is refused forever with `key_destroyed`. Idempotent. */
+  /**
+   * After this, the wallet reference is refused forever with `key_destroyed`. Idempotent, also when two run at once.
+   * Once it has resolved, no signature with the key starts and none is returned — a signature asked for before it,
+   * still waiting (for a session, the sign rate, a retry), answers `key_destroyed` too; one being computed when the
+   * key was tombstoned is discarded. A signature returned before that is the caller's.
+   */
   destroyWalletKey(accountKeyRef: string, walletKeyRef: string): Promise<void>;
   /** Releases sessions/clients. Idempotent. */
   close(): Promise<void>;

@@ -23,7 +23,8 @@
  * Protects against: private keys outside KMS; a wallet key used under another account (wrong pairing:
  * the alias does not exist → `key_not_found`); an alias re-pointed at another key (Sign's answer must name
  * the key id of the reference, and the signature must still recover to the wallet's address); destroyed
- * keys signing again (disabled at once; KMS refuses Sign; tombstones answer `key_destroyed` for good).
+ * keys signing again (disabled at once; KMS refuses Sign; tombstones answer `key_destroyed` for good — also to
+ * a Sign asked for before the destroy: checked before each attempt and on KMS's answer, ./kms-sign.ts).
  * Known limits: whoever holds the signer's AWS credentials can sign with every wallet key (the IAM policy
  * and key policy are the crown jewels here, as the PIN is for PKCS#11); a key disabled by an operator is
  * treated as destroyed (`key_destroyed`).
@@ -40,7 +41,6 @@ import {
   KMSClient,
   ListKeysCommand,
   ScheduleKeyDeletionCommand,
-  SignCommand,
   type KMSClientConfig,
 } from '@aws-sdk/client-kms';
 import { LRUCache } from 'lru-cache';
@@ -55,6 +55,7 @@ import {
   runKmsCall,
   type KmsCallObserver,
   type KmsRetryPolicy,
+  type KmsSendOptions,
 } from './kms-call.js';
 import { KMS_CURVES } from './kms-curves.js';
 import { derSignatureToCompact } from './kms-der-signature.js';
@@ -68,6 +69,7 @@ import {
   walletAlias,
 } from './kms-key-ref.js';
 import { KmsInFlight } from './kms-in-flight.js';
+import { signWithKms, type KmsSignDeps } from './kms-sign.js';
 import { KmsSignRate } from './kms-sign-rate.js';
 import { KmsTombstones } from './kms-tombstones.js';
 
@@ -91,6 +93,7 @@ export class AwsKmsBackend implements KeyBackend {
   private readonly inFlight: KmsInFlight;
   private readonly breaker = new KmsBreaker();
   private readonly policy: KmsRetryPolicy;
+  private readonly signDeps: KmsSignDeps;
   /** Alias → public key (public data). */
   private readonly publicKeys: LRUCache<string, Uint8Array>;
   private closed = false;
@@ -119,6 +122,14 @@ export class AwsKmsBackend implements KeyBackend {
     this.inFlight = new KmsInFlight(config.maxInFlight);
     this.rate = new KmsSignRate(config.signRatePerSecond, Math.max(1024, config.maxInFlight * 4));
     this.publicKeys = new LRUCache({ max: Math.max(1, config.cacheSize) });
+    this.signDeps = {
+      client: this.client,
+      send: (op, idempotent, attempt, options) => this.send(op, idempotent, attempt, options),
+      rate: this.rate,
+      tombstones,
+      aliasPrefix: config.aliasPrefix,
+      deadlineMs: config.deadlineMs,
+    };
   }
 
   /** Builds the client and loads tombstones; no network call (health() is the first). */
@@ -134,13 +145,15 @@ export class AwsKmsBackend implements KeyBackend {
     if (this.closed) throw new SignerFault('backend_unavailable', 'backend closed');
   }
 
-  /** One KMS operation: refused at once while KMS is known not to answer (./kms-breaker.ts), else run within its deadline (./kms-call.ts). */
+  /**
+   * One KMS operation (a KmsSend): refused at once while KMS is known not to answer (./kms-breaker.ts), else run
+   * within its deadline (./kms-call.ts).
+   */
   private async send<T>(
     op: string,
     idempotent: boolean,
     attempt: (signal: AbortSignal) => Promise<T>,
-    deadline = Date.now() + this.config.deadlineMs,
-    probe = false,
+    { deadline = Date.now() + this.config.deadlineMs, probe = false, refuse }: KmsSendOptions = {},
   ): Promise<T> {
     if (!probe) {
       try {
@@ -157,6 +170,7 @@ export class AwsKmsBackend implements KeyBackend {
         policy: this.policy,
         observer: this.observer,
         slot: (until, fn) => this.inFlight.run(until, fn),
+        refuse,
       });
       this.breaker.succeeded();
       return result;
@@ -175,8 +189,7 @@ export class AwsKmsBackend implements KeyBackend {
         'list_keys',
         true,
         (abortSignal) => this.client.send(new ListKeysCommand({ Limit: 1 }), { abortSignal }),
-        Date.now() + this.config.attemptTimeoutMs,
-        true,
+        { deadline: Date.now() + this.config.attemptTimeoutMs, probe: true },
       );
     } catch (err) {
       throw new SignerFault('backend_unavailable', err instanceof Error ? err.message : 'KMS health check failed');
@@ -295,42 +308,9 @@ export class AwsKmsBackend implements KeyBackend {
     return signature;
   }
 
-  /** Sign through the account's alias, with the curve's algorithm (./kms-curves.ts); a key of the other curve is refused. */
-  private async sign(accountKeyRef: string, walletKeyRef: string, curve: WalletKeyCurve, message: Uint8Array) {
-    const wallet = decodeWalletKey(walletKeyRef);
-    if (this.tombstones.has(wallet.keyId))
-      throw new SignerFault('key_destroyed', 'wallet_key_ref names a destroyed key');
-    if (wallet.curve !== curve)
-      throw new SignerFault('invariant_violation', `wallet_key_ref names a key of another curve than ${curve}`);
-    const alias = walletAlias(this.config.aliasPrefix, decodeAccountRef(accountKeyRef), wallet.keyId);
-    const { signingAlgorithm, messageType } = KMS_CURVES[curve];
-    const deadline = Date.now() + this.config.deadlineMs;
-    await this.rate.take(deadline);
-    // Retrying Sign is safe: any signature KMS made is over this message, which the signer computed or checked itself.
-    const out = await this.send(
-      'sign',
-      true,
-      (abortSignal) =>
-        this.client.send(
-          new SignCommand({
-            KeyId: alias,
-            Message: message,
-            MessageType: messageType,
-            SigningAlgorithm: signingAlgorithm,
-          }),
-          { abortSignal },
-        ),
-      deadline,
-    ).catch((err: unknown) => {
-      // The message is bounded here: KMS refusing the request means the key is not of this curve (a re-spelled reference).
-      if (err instanceof KmsCallFault && err.kms.reason === 'invalid_request')
-        throw new SignerFault('key_not_found', `wallet_key_ref is not a ${curve} key`);
-      throw err;
-    });
-    if (!arnNamesKey(out.KeyId, wallet.keyId)) throw new SignerFault('hsm_error', 'KMS answered Sign for another key');
-    if (out.SigningAlgorithm !== signingAlgorithm || !out.Signature)
-      throw new SignerFault('hsm_error', `KMS answered Sign without an ${signingAlgorithm} signature`);
-    return out.Signature;
+  /** One Sign, held to the key's tombstone before each attempt and on KMS's answer (./kms-sign.ts). */
+  private sign(accountKeyRef: string, walletKeyRef: string, curve: WalletKeyCurve, message: Uint8Array) {
+    return signWithKms(this.signDeps, { accountKeyRef, walletKeyRef, curve, message });
   }
 
   /**

@@ -9,6 +9,9 @@
  * deadline: `backend_unavailable`), retry storms (backoff; throttling waits longer), and a non-idempotent
  * call (CreateKey) sent twice when the first may have been carried out: such a call is retried only after
  * a clean refusal (throttled, or never connected), never after a 5xx or a timeout.
+ * A caller may also name a reason to stop (`refuse`, e.g. the key was destroyed meanwhile): asked just before
+ * each attempt goes on the wire — after any wait for a slot and after each backoff — it ends the call with
+ * its own fault and no request.
  * Known limits: the deadline bounds this call, not the time its abandoned request may still spend at KMS.
  */
 import { SignerFault } from '../../signer-error.js';
@@ -62,7 +65,25 @@ export interface KmsCallOptions {
   now?: () => number;
   /** Wraps each attempt (e.g. a bound on requests in flight); the time spent waiting counts against the deadline only. */
   slot?: <R>(deadline: number, attempt: () => Promise<R>) => Promise<R>;
+  /** Asked just before each attempt goes on the wire: a fault ends the call with it, sending nothing. */
+  refuse?: () => SignerFault | undefined;
 }
+
+export interface KmsSendOptions {
+  /** Absolute time (ms since the epoch); the configured deadline from now when left out. */
+  deadline?: number;
+  /** Ask KMS even while the breaker holds calls back (the health check). */
+  probe?: boolean;
+  refuse?: KmsCallOptions['refuse'];
+}
+
+/** The backend's own `send`: one operation through its breaker, its request slots and this retry loop. */
+export type KmsSend = <T>(
+  op: string,
+  idempotent: boolean,
+  attempt: (signal: AbortSignal) => Promise<T>,
+  options?: KmsSendOptions,
+) => Promise<T>;
 
 const UNAVAILABLE: ReadonlySet<KmsFailureReason> = new Set([
   'throttled',
@@ -99,6 +120,8 @@ export async function runKmsCall<T>(
   const now = options.now ?? Date.now;
   const random = options.random ?? Math.random;
   const sleep = options.sleep ?? defaultSleep;
+  /** The caller's own refusal, told apart from a slot's deadline (it is not a KMS failure: not counted as one). */
+  let refused: SignerFault | undefined;
   for (let attempt = 0; ; attempt++) {
     const remaining = options.deadline - now();
     if (remaining <= 0) {
@@ -114,6 +137,8 @@ export async function runKmsCall<T>(
     const attemptOnce = () => {
       // The attempt's clock starts when it may go on the wire, not while it waited for a slot.
       started = process.hrtime.bigint();
+      refused = options.refuse?.();
+      if (refused) return Promise.reject(refused);
       const left = options.deadline - now();
       if (left <= 0)
         return Promise.reject(
@@ -127,6 +152,7 @@ export async function runKmsCall<T>(
       observer?.kmsRequest?.(op, seconds(), 'ok');
       return result;
     } catch (err) {
+      if (err === refused) throw err;
       if (err instanceof SignerFault) {
         observer?.kmsFailure?.(op, 'deadline');
         throw err;

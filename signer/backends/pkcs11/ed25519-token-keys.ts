@@ -18,6 +18,7 @@ import { randomBytes } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import pkcs11js from 'pkcs11js';
 import { SignerFault } from '../../signer-error.js';
+import { ckrCode } from './ckr-error-map.js';
 import { ED25519_ID_BYTES, type DecodedKeyRef } from './pkcs11-key-ref.js';
 import type { Pkcs11Module } from './pkcs11-module.js';
 
@@ -158,7 +159,21 @@ export class Ed25519TokenKeys {
     return handle;
   }
 
-  /** Destroys an object (a token key for good); errors for an object already gone are swallowed. */
+  /**
+   * Destroys a wallet's token key for good, once its tombstone is written. An object already gone (destroyed by
+   * a destroy that was interrupted, or by another session of this token) is what was asked for — told by CKR
+   * code, never by message; any other failure is thrown.
+   */
+  destroyKey(handle: pkcs11js.Handle): void {
+    try {
+      this.module.p11.C_DestroyObject(this.session, handle);
+    } catch (err) {
+      const code = ckrCode(err);
+      if (code !== pkcs11js.CKR_OBJECT_HANDLE_INVALID && code !== pkcs11js.CKR_KEY_HANDLE_INVALID) throw err;
+    }
+  }
+
+  /** Destroys an object (a public half, a key never referenced); errors for an object already gone are swallowed. */
   destroy(handle: pkcs11js.Handle): void {
     try {
       this.module.p11.C_DestroyObject(this.session, handle);

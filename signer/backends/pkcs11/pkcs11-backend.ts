@@ -10,9 +10,12 @@
  * wrapped once, destroyed; unwrapped copies are sensitive, non-extractable session objects owned by one
  * long-lived "holder" session and cached by handle (./key-handle-cache.ts), never as bytes. A KEK that is
  * extractable, not sensitive or able to decrypt is refused at start. Destroyed wallet keys are tombstoned
- * in the token (./tombstone-store.ts) and refused forever, in any request field. Signing runs on an
- * exclusive pooled session (./session-pool.ts); a digest that is not exactly 32 bytes is refused
- * (CKM_ECDSA would sign any length).
+ * in the token (./tombstone-store.ts) and refused forever, in any request field — including a signature
+ * asked for before the destroy: the tombstone is checked again in the tick of C_SignInit, after the wait for
+ * a session, and once more when the HSM answers (./sign-on-pool.ts), so once destroy has answered no signature
+ * with the key starts in the HSM or leaves this backend (one already inside C_Sign ends there, discarded).
+ * Signing runs on an exclusive pooled session (./session-pool.ts); a digest that is not exactly 32 bytes is
+ * refused (CKM_ECDSA would sign any length).
  * Known limits: whoever holds the user PIN and the token can unwrap keys inside this HSM (and, because
  * pkcs11js cannot set CKA_UNWRAP_TEMPLATE, unwrap them as extractable): the PIN is the crown jewel.
  * C_SignInit, C_UnwrapKey and key generation run synchronously on the main thread. C_Sign runs on a libuv thread,
@@ -41,6 +44,7 @@ import { decodeKeyRef, encodeKeyRef, type DecodedKeyRef, type KeyRefKind } from 
 import { Pkcs11Module } from './pkcs11-module.js';
 import { findRootKek } from './root-kek.js';
 import { SessionPool } from './session-pool.js';
+import { signOnPool, type SignOnPoolRequest } from './sign-on-pool.js';
 import { TombstoneStore } from './tombstone-store.js';
 import { qualifyForStart } from './token-qualification.js';
 
@@ -288,35 +292,15 @@ export class Pkcs11Backend implements KeyBackend {
     const inline = () => this.signInline === 'when_alone' && options.alone?.() === true;
     return this.withAccountKey(account, (accountKey) =>
       this.withWalletKey(account, accountKey, wallet, (walletKey) =>
-        this.signOnPool(pkcs11js.CKM_ECDSA, walletKey, digest, inline),
+        this.sign({ mechanism: pkcs11js.CKM_ECDSA, key: walletKey, input: digest, inline }, wallet),
       ),
     );
   }
 
-  /** One single-part signature on an exclusive pooled session, on this thread when `alone()` says so: 64 bytes. */
-  private signOnPool(mechanism: number, key: pkcs11js.Handle, input: Uint8Array, alone: () => boolean) {
-    const p11 = this.module.p11;
-    return this.pool.with(async (session): Promise<Uint8Array> => {
-      const started = process.hrtime.bigint();
-      try {
-        // Init and the operation are one unit: if C_Sign fails, the pool closes this session, which
-        // also ends the active operation (a session is never handed out with an operation pending).
-        p11.C_SignInit(session, { mechanism }, key);
-        const data = Buffer.from(input.buffer, input.byteOffset, input.byteLength);
-        const inline = alone();
-        const signature = inline
-          ? p11.C_Sign(session, data, Buffer.alloc(64))
-          : await p11.C_SignAsync(session, data, Buffer.alloc(64));
-        this.observer.signed?.(inline ? 'inline' : 'pool');
-        if (signature.length !== 64)
-          throw new SignerFault('hsm_error', `unexpected signature length ${signature.length}`);
-        return new Uint8Array(signature);
-      } catch (err) {
-        throw toSignerFault(err, 'sign');
-      } finally {
-        this.observer.hsmOperation?.('sign', Number(process.hrtime.bigint() - started) / 1e9);
-      }
-    });
+  /** One signature on a pooled session, refused if the wallet is destroyed before it starts or ends (./sign-on-pool.ts). */
+  private sign(request: Omit<SignOnPoolRequest, 'destroyed'>, wallet: DecodedKeyRef): Promise<Uint8Array> {
+    const destroyed = () => this.tombstones.has(wallet.blobHash);
+    return signOnPool(this.pool, this.module.p11, this.observer, { ...request, destroyed });
   }
 
   /** Ed25519 (CKM_EDDSA, single-part) over the message, with an account's token key: 64 bytes. */
@@ -326,7 +310,9 @@ export class Pkcs11Backend implements KeyBackend {
     assertEd25519Message(message);
     const account = this.decodeLiveRef(accountKeyRef, 'acct', 'account_key_ref');
     const wallet = this.decodeLiveWalletRef(walletKeyRef, 'ed25519');
-    return this.withEd25519Key(account, wallet, (key) => this.signOnPool(CKM_EDDSA, key, message, () => false));
+    return this.withEd25519Key(account, wallet, (key) =>
+      this.sign({ mechanism: CKM_EDDSA, key, input: message, inline: () => false }, wallet),
+    );
   }
 
   /**
@@ -353,21 +339,23 @@ export class Pkcs11Backend implements KeyBackend {
   /**
    * An Ed25519 key: tombstone first (the reference is refused from then on), then the token object is
    * destroyed. A retry after a tombstone finishes an interrupted destroy (the object, if still there and
-   * the account's, is destroyed); destroying twice succeeds.
+   * the account's, is destroyed); destroying twice, in a row or at once, succeeds. The lookup, the tombstone
+   * and C_DestroyObject run in one synchronous stretch (the callback runs in the tick of the lookup), so two
+   * destroys at once never both hold the handle: the second finds no object, and the tombstone says why.
    */
   private async destroyEd25519Key(accountKeyRef: string, wallet: DecodedKeyRef): Promise<void> {
     const account = this.decodeLiveRef(accountKeyRef, 'acct', 'account_key_ref');
-    let key: pkcs11js.Handle;
     try {
-      key = await this.withEd25519Key(account, wallet, async (handle) => handle);
+      await this.withEd25519Key(account, wallet, async (key) => {
+        this.timed('write_tombstone', () => this.tombstones.record(this.module, this.holder, wallet.blobHash));
+        this.ed25519.forget(wallet, account.blobHash);
+        this.timed('destroy_wallet_key', () => this.ed25519.destroyKey(key));
+      });
     } catch (err) {
       // Destroyed before: nothing of it is left in the token.
       if (this.tombstones.has(wallet.blobHash) && err instanceof SignerFault && err.code === 'key_not_found') return;
       throw err;
     }
-    this.timed('write_tombstone', () => this.tombstones.record(this.module, this.holder, wallet.blobHash));
-    this.ed25519.forget(wallet, account.blobHash);
-    this.timed('destroy_wallet_key', () => this.module.p11.C_DestroyObject(this.holder, key));
   }
 
   /** Test and ops hook: one attribute of the root KEK (the HSM refuses CKA_VALUE: CKR_ATTRIBUTE_SENSITIVE). */

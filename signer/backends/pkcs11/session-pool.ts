@@ -4,8 +4,12 @@
  * Protects against: two async operations on one session (measured: SIGSEGV on SoftHSM; CKR_OPERATION_ACTIVE
  * is not a reliable guard under load), and poisoned sessions — an abandoned C_SignInit, or a C_Sign that
  * failed half-way, leaves the operation active; such a session is closed and replaced, never handed out.
+ * Also against requests stranded in the queue: a waiter is woken only by a session coming back, so when a
+ * replacement cannot be opened and no session is left open, every waiter is answered `hsm_unavailable` at
+ * once, as a new request would be (while a session is still open, waiters keep waiting for it).
  * Known limits: waiters queue without bound here (the server bounds requests before they reach the pool);
- * sessions hold no objects — unwrapped keys live on the backend's long-lived holder session.
+ * sessions hold no objects — unwrapped keys live on the backend's long-lived holder session. A session the
+ * token failed to replace is opened again only when a request finds the pool short (no timer retries it).
  */
 import type pkcs11js from 'pkcs11js';
 import { SignerFault } from '../../signer-error.js';
@@ -77,8 +81,10 @@ export class SessionPool {
       if (!this.closed) {
         try {
           this.release(this.open());
-        } catch {
-          /* the token is gone: acquire() retries later, callers see hsm_unavailable meanwhile */
+        } catch (cause) {
+          // The token is gone: acquire() opens a session again later. With none left open, nothing would
+          // ever wake the waiters: they get what a new request gets now.
+          if (this.size === 0) this.failWaiters('no PKCS#11 session available', cause);
         }
       }
       throw err;
@@ -87,10 +93,14 @@ export class SessionPool {
     return result;
   }
 
+  private failWaiters(message: string, cause?: unknown): void {
+    for (const waiter of this.waiters.splice(0))
+      waiter.reject(new SignerFault('hsm_unavailable', message, undefined, { cause }));
+  }
+
   close(): void {
     this.closed = true;
-    for (const waiter of this.waiters.splice(0))
-      waiter.reject(new SignerFault('hsm_unavailable', 'session pool closed'));
+    this.failWaiters('session pool closed');
     for (const session of this.idle.splice(0)) this.discard(session);
   }
 }

@@ -2,7 +2,8 @@
  * The AWS KMS backend's pure parts: DER signatures from an independent implementation (noble, high-S
  * left as KMS leaves it) into r‖s and through the shared finalisation (low-S, recovered by viem), SPKI
  * public keys, the key references, error classification, the retry loop's decisions (backoff, deadline,
- * CreateKey never re-sent after a maybe-executed failure), the sign rate and the tombstone file.
+ * CreateKey never re-sent after a maybe-executed failure, a caller's refusal before each attempt), the sign rate
+ * and the tombstone file.
  */
 import assert from 'node:assert/strict';
 import { generateKeyPairSync } from 'node:crypto';
@@ -283,6 +284,40 @@ describe('AWS KMS backend: retries within a deadline', () => {
       { idempotent: false, deadline: Date.now() + 5000, policy: fast },
     );
     assert.deepEqual([ok, sent], ['created', 2]);
+  });
+
+  it("ends with the caller's refusal before an attempt goes on the wire (a retry included), sending nothing and counting no KMS failure", async () => {
+    const { events, observer } = recorder();
+    let sent = 0;
+    let destroyed = false;
+    const refusal = new SignerFault('key_destroyed', 'destroyed while this signature waited');
+    const slots: string[] = [];
+    await assert.rejects(
+      runKmsCall(
+        'sign',
+        async () => {
+          sent++;
+          throw sdkError('KMSInternalException', 500);
+        },
+        {
+          idempotent: true,
+          deadline: Date.now() + 5000,
+          policy: fast,
+          observer,
+          // The key is destroyed during the backoff after the first attempt.
+          sleep: async () => void (destroyed = true),
+          slot: async (_deadline, attempt) => {
+            slots.push(destroyed ? 'after destroy' : 'before destroy');
+            return attempt();
+          },
+          refuse: () => (destroyed ? refusal : undefined),
+        },
+      ),
+      (e: unknown) => e === refusal,
+    );
+    assert.equal(sent, 1, 'the retry was not sent');
+    assert.deepEqual(slots, ['before destroy', 'after destroy'], 'asked after the wait for a slot');
+    assert.deepEqual(events, ['sign:server_error', 'sign:retry:server_error']);
   });
 
   it('a stalled request is aborted per attempt and the call ends with backend_unavailable by its deadline', async () => {
