@@ -307,7 +307,10 @@ function reserved(input: DecisionInput, allowed: Allowed): Decided {
   };
 }
 
-/** The PAT's spend today, against its daily cap (checked in the same transaction). */
+/**
+ * The PAT's spend today, added to its daily total by the write's statement, which holds the total to the
+ * PAT's cap as committed when it runs (./store/decision-write.ts) — not to the cap the bearer was cached with.
+ */
 function patSpend(pat: NonNullable<CallContext['pat']>, dayStart: Date, amountMicro: bigint) {
-  return { tokenId: pat.tokenId, day: isoDate(dayStart), amountMicro, capMicro: pat.dailyCapMicro };
+  return { tokenId: pat.tokenId, day: isoDate(dayStart), amountMicro };
 }

@@ -15,7 +15,11 @@ export interface CallContext {
   accountId: string;
   walletId: string;
   actor: string;
-  /** When the bearer is a buyer (agent) PAT: its id and daily cap, enforced in the same transaction. */
+  /**
+   * When the bearer is a buyer (agent) PAT, or a session exchanged from one: the PAT it spends as, and its daily
+   * cap as the bearer was read (perhaps cached: it picks the way the payment is decided). The cap enforced is
+   * the one committed when the payment is decided under the PAT's lock or written (./store/decision-write.ts).
+   */
   pat?: { tokenId: string; dailyCapMicro: bigint | null } | undefined;
   idempotencyKey: string | undefined;
   /** The route and body, for idempotency comparison. */

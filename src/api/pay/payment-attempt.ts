@@ -18,7 +18,10 @@ export class PaymentAttempt {
   /** When the payment is decided: the clock read when its snapshot was taken. */
   now: Date;
   readonly lockKey: string;
-  /** A buyer PAT with a daily cap: its total is checked against its cap (remembered, or read under its lock). */
+  /**
+   * A buyer PAT whose bearer came with a daily cap: decided on its remembered total while that leaves room, or
+   * under its lock (./reserve-payment.ts); the cap that binds is the one committed (../snapshot-cache.ts).
+   */
   readonly cappedPat: CappedPat | undefined;
   /**
    * Whether the payment may decide on a remembered snapshot and be remembered: without an Idempotency-Key,

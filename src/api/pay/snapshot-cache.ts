@@ -4,16 +4,20 @@
  *   soon as the write is decided, so it may count writes still queued in the writer: the wallet's next
  *   payment decides on it without reading;
  * - each capped buyer PAT's total that UTC day as this process knows it (read under the PAT's lock, plus
- *   every payment this process decided since);
+ *   every payment this process decided since), with the PAT's cap read with it;
  * - the Idempotency-Keys this process has seen.
  *
  * Defends: a decision on memory that may be wrong. A snapshot is given out only under the writer's current
  * generation of its wallet (a failed statement, or a refused write of the wallet, moves it on), within the
  * UTC day, week and month it was taken in, and while its velocity count can be known; a PAT's total only
  * under the writer's generation and within its day; a snapshot is never used for a key seen before (the
- * earlier attempt must be looked up). Every memory is only a guess: the write's audit row at head + 1
- * fails if anything changed the wallet meanwhile, and a capped PAT's total is checked by PostgreSQL
- * (CHECK pat_spend_totals_within_cap) — docs/adr/0006.
+ * earlier attempt must be looked up); a PAT's room only under the lower of the cap read with its total and
+ * the cap its bearer came with. Every memory is only a guess: the write's audit row at head + 1 fails if
+ * anything changed the wallet meanwhile, and a PAT's total is held by PostgreSQL to the PAT's cap as
+ * committed when the statement runs (CHECK pat_spend_totals_within_cap, ./store/decision-write.ts), so a cap
+ * lowered through another process since either was read fails the write; the payment is then decided again
+ * under the PAT's lock on the cap read there, and the memory is forgotten (./reserve-payment.ts) —
+ * docs/adr/0006.
  * Does not defend: keys evicted from memory (the authorization's UNIQUE (wallet_id, idempotency_key) fails
  * the write then, and the payment is decided again on a read that finds the earlier attempt).
  */
@@ -23,11 +27,18 @@ import { snapshotAt, windowKey, type PaySnapshot } from './pay-snapshot.js';
 import type { CappedPat } from './pay-types.js';
 import { isoDate } from './store/pay-statements.js';
 
+/** A buyer PAT's total on a UTC day (YYYY-MM-DD) and its daily cap (null: none), as read under its lock. */
+export interface PatTotal {
+  day: string;
+  spentMicro: bigint;
+  capMicro: bigint | null;
+}
+
 export class SnapshotCache {
   private readonly snapshots = new LRUCache<string, { snapshot: PaySnapshot; windowKey: string; generation: number }>({
     max: 10_000,
   });
-  private readonly patTotals = new LRUCache<string, { day: string; spentMicro: bigint; generation: number }>({
+  private readonly patTotals = new LRUCache<string, PatTotal & { generation: number }>({
     max: 10_000,
   });
   private readonly seenKeys = new LRUCache<string, true>({ max: 100_000 });
@@ -64,19 +75,19 @@ export class SnapshotCache {
     return true;
   }
 
-  /** Whether the remembered total of `pat` this UTC day (under `generation`) leaves room for `amountMicro` under its cap. */
+  /**
+   * Whether the remembered total of `pat` this UTC day (under `generation`) leaves room for `amountMicro` under
+   * the lower of the cap read with it and the cap `pat`'s bearer came with (either may be older than the other).
+   */
   patRoom(pat: CappedPat, amountMicro: bigint, now: Date, generation: number): boolean {
     const entry = this.patTotals.get(pat.tokenId);
-    return (
-      !!entry &&
-      entry.generation === generation &&
-      entry.day === isoDate(policyWindows(now).dayStart) &&
-      entry.spentMicro + amountMicro <= pat.dailyCapMicro
-    );
+    if (!entry || entry.generation !== generation || entry.day !== isoDate(policyWindows(now).dayStart)) return false;
+    const cap = entry.capMicro !== null && entry.capMicro < pat.dailyCapMicro ? entry.capMicro : pat.dailyCapMicro;
+    return entry.spentMicro + amountMicro <= cap;
   }
 
-  /** The PAT's total that UTC day as read under its lock (with what the locked decision added). */
-  rememberPatTotal(tokenId: string, total: { day: string; spentMicro: bigint }, generation: number): void {
+  /** The PAT's total that UTC day and its cap as read under its lock (with what the locked decision added). */
+  rememberPatTotal(tokenId: string, total: PatTotal, generation: number): void {
     this.patTotals.set(tokenId, { ...total, generation });
   }
 

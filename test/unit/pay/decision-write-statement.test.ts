@@ -4,6 +4,8 @@
  * denial's no authorization or spend, a PAT-capped reservation's its PAT total too. Each shape is one
  * prepared statement (same SQL, same name whenever the same tables are written), and its parameters are the
  * lock keys, one document per table written, then the audit rows — as many as the statement has placeholders.
+ * A PAT's total carries no cap from the process: the statement reads the PAT's cap from api_tokens
+ * (test/integration/api/pay-pat-cap-changed-elsewhere.test.ts races a cap changed through another process).
  */
 import assert from 'node:assert/strict';
 import { buildAuditRow } from '../../../src/api/audit/audit-ledger.js';
@@ -57,7 +59,7 @@ const reservation: DecisionWrite = {
 };
 const capped: DecisionWrite = {
   ...reservation,
-  patSpend: { tokenId: 'pat_1', day: '2026-11-29', amountMicro: 10n, capMicro: 100n },
+  patSpend: { tokenId: 'pat_1', day: '2026-11-29', amountMicro: 10n },
 };
 const denial: DecisionWrite = {
   lockKey: '43',
@@ -108,6 +110,20 @@ describe('decision write statement', () => {
       assert.equal((JSON.parse(params.at(-1) as string) as unknown[]).length, writes.length, 'one audit row per write');
       for (const doc of params.slice(1)) assert.notEqual(doc, '[]', 'no table is sent without rows');
     }
+  });
+
+  it("writes a PAT's total with the cap api_tokens holds when the statement runs, not one its writes carry", () => {
+    const { sql, params } = decisionWriteStatement([capped, { ...capped, lockKey: '44' }]);
+    assert.match(
+      sql,
+      /INSERT INTO pat_spend_totals \(token_id, day, spent_micro, cap_micro\)\s+SELECT v\.\*, \(SELECT c\.daily_cap_micro FROM api_tokens c WHERE c\.id = v\.token_id\)/,
+    );
+    assert.match(
+      sql,
+      /DO UPDATE SET spent_micro = pat_spend_totals\.spent_micro \+ EXCLUDED\.spent_micro, cap_micro = EXCLUDED\.cap_micro/,
+    );
+    const patDocument = params.find((p) => typeof p === 'string' && p.includes('pat_1'));
+    assert.deepEqual(JSON.parse(patDocument as string), [{ token_id: 'pat_1', day: '2026-11-29', spent_micro: '20' }]);
   });
 
   it('names one prepared statement per shape', () => {

@@ -8,7 +8,11 @@
  * statement inserts only into the tables its writes have rows for (decisionWriteStatement: one prepared shape
  * per combination of tables, at most 16).
  *
- * Defends: a value written into the wrong column — nothing is patched or read by position.
+ * Defends: a value written into the wrong column — nothing is patched or read by position. A buyer PAT's day
+ * counted past a cap that was lowered (or set) after its payment's bearer was cached or its day remembered —
+ * through this process or another: the cap a PAT's total is written with, and which CHECK
+ * pat_spend_totals_within_cap holds it to, is the one api_tokens holds when the statement runs, read by the
+ * statement itself, not one its writes carry.
  * Does not defend: values PostgreSQL cannot hold (the route schemas bound them; ./is-row-error.ts isolates a
  * row that slips through).
  */
@@ -74,13 +78,12 @@ interface SpendRow {
   count: number;
 }
 
-/** What a statement adds to the paying buyer PAT's total that UTC day, with the lowest cap among its writes. */
+/** What a statement adds to the paying buyer PAT's total that UTC day (its cap is read by the statement). */
 interface PatSpendRow {
   tokenId: string;
   day: string;
-  /** Decimal, as capMicro. */
+  /** Decimal (JSON has no bigint). */
   amountMicro: string;
-  capMicro: string | null;
 }
 
 export interface DecisionWrite {
@@ -96,11 +99,11 @@ export interface DecisionWrite {
   /** The spend counted in the wallet's day, week and month windows (window starts as YYYY-MM-DD). */
   spend?: { walletId: string; windowStarts: { day: string; week: string; month: string }; amountMicro: bigint };
   /**
-   * The paying buyer PAT's spend that UTC day (YYYY-MM-DD), added to its daily total, and the daily cap the
-   * decision enforced (null: none): the total is written with it, and a total above it fails the statement
-   * (CHECK pat_spend_totals_within_cap).
+   * The paying buyer PAT's spend that UTC day (YYYY-MM-DD), added to its daily total. The total is written
+   * with the PAT's daily cap as the statement reads it (api_tokens.daily_cap_micro; null: none), and a total
+   * above it fails the statement (CHECK pat_spend_totals_within_cap).
    */
-  patSpend?: { tokenId: string; day: string; amountMicro: bigint; capMicro: bigint | null };
+  patSpend?: { tokenId: string; day: string; amountMicro: bigint };
   audit: AuditRow;
 }
 
@@ -176,7 +179,6 @@ const PAT_SPEND_COLUMNS: Columns<PatSpendRow> = {
   tokenId: ['token_id', 'text'],
   day: ['day', 'date'],
   amountMicro: ['spent_micro', 'bigint'],
-  capMicro: ['cap_micro', 'bigint'],
 };
 
 /** A table's column list, its recordset, and the encoder of its rows, worked out once. */
@@ -211,8 +213,8 @@ const OPTIONAL_TABLES = [
                       payment_count = wallet_spend_totals.payment_count + EXCLUDED.payment_count)`,
   },
   {
-    cte: `p AS (INSERT INTO pat_spend_totals (${patSpends.columns})
-        ${patSpends.recordset}
+    cte: `p AS (INSERT INTO pat_spend_totals (${patSpends.columns}, cap_micro)
+        SELECT v.*, (SELECT c.daily_cap_micro FROM api_tokens c WHERE c.id = v.token_id) FROM (${patSpends.recordset}) v
         ON CONFLICT (token_id, day) DO UPDATE SET spent_micro = pat_spend_totals.spent_micro + EXCLUDED.spent_micro, cap_micro = EXCLUDED.cap_micro)`,
   },
 ] as const;
@@ -222,9 +224,11 @@ const OPTIONAL_TABLES = [
  * audit rows are its main query, joined to `l` (every wallet's shared advisory lock, taken in key order
  * before the first row is produced); the other inserts are CTEs, run to completion after it. Spend totals
  * arrive summed per (wallet, window) and PAT totals per (PAT, day), so ON CONFLICT touches each row once; a
- * PAT total carries the lowest cap among its writes (a cap lowered between two of them binds). A table
- * without rows has no CTE: PostgreSQL sets up every INSERT of a statement at each execution (its relation,
- * indexes and triggers), rows or none, and most statements write neither a denial nor a capped PAT's total.
+ * PAT total is written, inserted or added to, with the PAT's cap as committed when the statement runs (one
+ * primary-key lookup of api_tokens per PAT), so a cap lowered through any process binds from the next
+ * statement, whatever cap the payments' bearers were cached with. A table without rows has no CTE:
+ * PostgreSQL sets up every INSERT of a statement at each execution (its relation, indexes and triggers), rows
+ * or none, and most statements write neither a denial nor a capped PAT's total.
  */
 function decisionWriteSql(present: readonly boolean[]): string {
   const ctes = OPTIONAL_TABLES.flatMap((t, i) => (present[i] ? [`,\n  ${t.cte}`] : [])).join('');
@@ -238,7 +242,7 @@ function shape(present: readonly boolean[]): { sql: string; name: string } {
   const bits = present.reduce((acc, on, i) => (on ? acc | (1 << i) : acc), 0);
   let found = SHAPES.get(bits);
   if (!found) {
-    found = { sql: decisionWriteSql(present), name: `treasury_pay_decisions_v6_${bits}` };
+    found = { sql: decisionWriteSql(present), name: `treasury_pay_decisions_v7_${bits}` };
     SHAPES.set(bits, found);
   }
   return found;
@@ -269,14 +273,13 @@ function decisionWriteParams(writes: ReadonlyArray<DecisionWrite>): unknown[] {
     string,
     { walletId: string; kind: SpendRow['kind']; start: string; amountMicro: bigint; count: number }
   >();
-  const patSpend = new Map<string, { tokenId: string; day: string; amountMicro: bigint; capMicro: bigint | null }>();
+  const patSpend = new Map<string, { tokenId: string; day: string; amountMicro: bigint }>();
   for (const w of writes) {
     if (w.patSpend) {
-      const { tokenId, day, amountMicro, capMicro } = w.patSpend;
+      const { tokenId, day, amountMicro } = w.patSpend;
       const key = `${tokenId}|${day}`;
-      const row = patSpend.get(key) ?? { tokenId, day, amountMicro: 0n, capMicro };
+      const row = patSpend.get(key) ?? { tokenId, day, amountMicro: 0n };
       row.amountMicro += amountMicro;
-      if (capMicro !== null && (row.capMicro === null || capMicro < row.capMicro)) row.capMicro = capMicro;
       patSpend.set(key, row);
     }
     if (!w.spend) continue;
@@ -294,13 +297,7 @@ function decisionWriteParams(writes: ReadonlyArray<DecisionWrite>): unknown[] {
     decisions.rows(writes.flatMap((w) => (w.decision ? [w.decision] : []))),
     authorizations.rows(writes.flatMap((w) => (w.authorization ? [w.authorization] : []))),
     spends.rows([...spend.values()].map((r): SpendRow => ({ ...r, amountMicro: r.amountMicro.toString() }))),
-    patSpends.rows(
-      [...patSpend.values()].map((r): PatSpendRow => ({
-        ...r,
-        amountMicro: r.amountMicro.toString(),
-        capMicro: r.capMicro?.toString() ?? null,
-      })),
-    ),
+    patSpends.rows([...patSpend.values()].map((r): PatSpendRow => ({ ...r, amountMicro: r.amountMicro.toString() }))),
     audits.rows(writes.map((w) => w.audit)),
   ];
 }
