@@ -9,25 +9,13 @@
  */
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import fs from 'node:fs';
-import path from 'node:path';
 import { canonicalJson, CanonicalJsonError } from '../../../base/canonical-json.js';
 import { AuditPayloadError, canonicalPayloadText } from '../../../src/api/audit/audit-hash.js';
 import { buildAuditRow, computeAuditHash, GENESIS_HASH } from '../../../src/api/audit/audit-ledger.js';
 import { earlierCanonicalJson } from '../../support/earlier-canonical-json.js';
+import { holdsProtoKey, hostileJsonValues } from '../../support/hostile-json-values.js';
 
-const hostile = JSON.parse(
-  fs.readFileSync(path.resolve(import.meta.dirname, '../../vectors/hostile-inputs.json'), 'utf8'),
-) as Record<string, unknown>;
-const values: unknown[] = Object.entries(hostile)
-  .filter(([name]) => name !== 'about' && name !== 'notes')
-  .flatMap(([, list]) => (Array.isArray(list) ? list : []));
-
-/** Whether `value` holds an own `__proto__` key at any depth. */
-const holdsProtoKey = (value: unknown): boolean =>
-  value !== null &&
-  typeof value === 'object' &&
-  (Object.hasOwn(value, '__proto__') || Object.values(value).some(holdsProtoKey));
+const values = hostileJsonValues;
 
 /** The hash as every row so far was written: canonicalJson of the row after its previous hash and a newline. */
 function referenceHash(row: {

@@ -5,24 +5,12 @@
  * table and random JSON values, so the audit rows and owner-signed policies hashed before hash the same.
  */
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import path from 'node:path';
 import fc from 'fast-check';
 import { canonicalJson, CanonicalJsonError } from '../../../base/canonical-json.js';
 import { earlierCanonicalJson } from '../../support/earlier-canonical-json.js';
+import { holdsProtoKey, hostileJsonValues } from '../../support/hostile-json-values.js';
 
-const hostile = JSON.parse(
-  fs.readFileSync(path.resolve(import.meta.dirname, '../../vectors/hostile-inputs.json'), 'utf8'),
-) as Record<string, unknown>;
-const hostileValues: unknown[] = Object.entries(hostile)
-  .filter(([name]) => name !== 'about' && name !== 'notes')
-  .flatMap(([, list]) => (Array.isArray(list) ? list : []));
-
-/** Whether `value` holds an own `__proto__` key at any depth. */
-const holdsProtoKey = (value: unknown): boolean =>
-  value !== null &&
-  typeof value === 'object' &&
-  (Object.hasOwn(value, '__proto__') || Object.values(value).some(holdsProtoKey));
+const hostileValues = hostileJsonValues;
 
 describe('canonicalJson', () => {
   it('writes a __proto__ key as any other key, at any depth, in its sorted place', () => {
