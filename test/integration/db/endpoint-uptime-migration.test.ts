@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { useTestDatabaseBefore } from '../../support/test-database.js';
+import { insertAccountAndSeller } from '../../support/migration-fixtures.js';
 
 const MIGRATION = '20261130110000_endpoint_uptime_hours.ts';
 
@@ -15,15 +16,7 @@ describe('endpoint uptime migration (PostgreSQL)', function () {
   it('bounds the counts and the hour, keys by endpoint and hour, cascades, and rolls back and forward', async () => {
     const { knex } = db;
     const now = new Date();
-    await knex('accounts').insert({ id: 'acc_a', created_at: now });
-    await knex('sellers').insert({
-      id: 'sel_a',
-      account_id: 'acc_a',
-      name: 'a',
-      slug: 'a',
-      created_at: now,
-      updated_at: now,
-    });
+    await insertAccountAndSeller(knex, now);
     const endpoint = {
       id: 'ep_a',
       seller_id: 'sel_a',

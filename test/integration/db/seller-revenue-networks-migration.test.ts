@@ -9,6 +9,7 @@
 import assert from 'node:assert/strict';
 import type { Knex } from '../../../src/api/db/knex-client.js';
 import { useTestDatabaseBefore } from '../../support/test-database.js';
+import { insertAccountAndSeller } from '../../support/migration-fixtures.js';
 
 const MIGRATION = '20261201140000_seller_revenue_networks.ts';
 const PAYER = '0x857b06519e91e3a54538791bdbb0e22373e36b66';
@@ -37,15 +38,7 @@ describe('revenue days per network migration (PostgreSQL)', function () {
   it('splits the rollup by network from the verified rows, counts new rows on theirs, and rolls back and forward', async () => {
     const { knex } = db;
     const now = new Date();
-    await knex('accounts').insert({ id: 'acc_a', created_at: now });
-    await knex('sellers').insert({
-      id: 'sel_a',
-      account_id: 'acc_a',
-      name: 'a',
-      slug: 'a',
-      created_at: now,
-      updated_at: now,
-    });
+    await insertAccountAndSeller(knex, now);
     await knex('endpoints').insert({
       id: 'ep_a',
       seller_id: 'sel_a',

@@ -7,6 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { useTestDatabaseBefore } from '../../support/test-database.js';
+import { insertAccountAndSeller } from '../../support/migration-fixtures.js';
 
 const MIGRATION = '20261129130000_solana_ledger_columns.ts';
 const EVM_TX = `0x${'ab'.repeat(32)}`;
@@ -22,15 +23,7 @@ describe('Solana ledger columns migration (PostgreSQL)', function () {
   it('widens the columns with per-family CHECKs, keeps old values, and rolls back only without Solana values', async () => {
     const { knex } = db;
     const now = new Date();
-    await knex('accounts').insert({ id: 'acc_a', created_at: now });
-    await knex('sellers').insert({
-      id: 'sel_a',
-      account_id: 'acc_a',
-      name: 'a',
-      slug: 'a',
-      created_at: now,
-      updated_at: now,
-    });
+    await insertAccountAndSeller(knex, now);
     const row = (id: string, tx_hash: string, payer: string, network: string) => ({
       id,
       seller_id: 'sel_a',
