@@ -15,10 +15,16 @@ describe('/readyz', () => {
   it('shares one check among the probes that arrive while it runs, and checks again after', async () => {
     let checks = 0;
     let signerUp = true;
+    // The first check answers only once all twenty probes have reached the route (no timer: a busy machine may
+    // spread their arrival over any time).
+    const BURST = 20;
+    let arrived = 0;
+    let allArrived: () => void = () => undefined;
+    const burstIn = new Promise<void>((resolve) => (allArrived = resolve));
     const signer = {
       healthy: async () => {
         checks++;
-        await new Promise((resolve) => setTimeout(resolve, 50));
+        if (checks === 1) await burstIn;
         return signerUp;
       },
     } as unknown as SignerGateway;
@@ -32,12 +38,16 @@ describe('/readyz', () => {
       publicUrl: 'http://127.0.0.1',
       catalog: [],
     });
+    app.use(async (_ctx, next) => {
+      if (++arrived === BURST) allArrived();
+      await next();
+    });
     app.use(router.routes());
     const server = app.listen(0, '127.0.0.1');
     try {
       await new Promise((resolve) => server.once('listening', resolve));
       const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/readyz`;
-      const burst = await Promise.all(Array.from({ length: 20 }, () => fetch(url).then((r) => r.status)));
+      const burst = await Promise.all(Array.from({ length: BURST }, () => fetch(url).then((r) => r.status)));
       assert.deepEqual(
         burst,
         Array.from({ length: 20 }, () => 200),
