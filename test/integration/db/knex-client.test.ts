@@ -126,25 +126,32 @@ describe('knex client (PostgreSQL)', function () {
   });
 
   it('its connections send TCP keepalives while idle (the kernel arms their keepalive timer); a plain client does not', async () => {
-    /** The kernel's timer on the client socket of local port `port`: /proc/net/tcp's `tr` field, 2 = keepalive. */
-    const timerOf = (port: number) => {
-      const hex = port.toString(16).toUpperCase().padStart(4, '0');
+    /**
+     * The kernel's timer on the established client socket `socket`: /proc/net/tcp's `tr` field, 2 = keepalive.
+     * Matched by both ports and the ESTABLISHED state (01): a closed connection's TIME_WAIT entry (timer 3) may
+     * hold the same local port toward another peer.
+     */
+    const timerOf = (socket: net.Socket) => {
+      const hex = (port: number) => port.toString(16).toUpperCase().padStart(4, '0');
+      const [local, remote] = [hex(socket.localPort!), hex(socket.remotePort!)];
       for (const file of ['/proc/net/tcp', '/proc/net/tcp6']) {
         for (const line of fs.readFileSync(file, 'utf8').split('\n').slice(1)) {
           const fields = line.trim().split(/\s+/);
-          if (fields[1]?.endsWith(`:${hex}`)) return Number.parseInt(fields[5]!.split(':')[0]!, 16);
+          if (fields[1]?.endsWith(`:${local}`) && fields[2]?.endsWith(`:${remote}`) && fields[3] === '01') {
+            return Number.parseInt(fields[5]!.split(':')[0]!, 16);
+          }
         }
       }
-      throw new Error(`no socket on local port ${port}`);
+      throw new Error(`no established socket from local port ${socket.localPort} to port ${socket.remotePort}`);
     };
     const knex = createKnex(db.connectionString, 1, 'treasury-probe');
     const plain = new pg.Client({ connectionString: db.connectionString });
     await plain.connect();
     const raw = (await knex.client.acquireRawConnection()) as pg.Client & { connection: { stream: net.Socket } };
     try {
-      assert.equal(timerOf(raw.connection.stream.localPort!), 2, 'keepalive timer armed');
+      assert.equal(timerOf(raw.connection.stream), 2, 'keepalive timer armed');
       const plainSocket = (plain as unknown as { connection: { stream: net.Socket } }).connection.stream;
-      assert.equal(timerOf(plainSocket.localPort!), 0, 'no timer on a socket without keepalive');
+      assert.equal(timerOf(plainSocket), 0, 'no timer on a socket without keepalive');
     } finally {
       await knex.client.destroyRawConnection(raw);
       await plain.end();
