@@ -1,4 +1,4 @@
-# Sourced by ops/test/run-tests.sh: the four checks (typecheck, lint, typed lint, format) that run beside the
+# Sourced by ops/test/run-tests.sh: the four checks (typecheck and the dashboard's, lint, typed lint, format) that run beside the
 # tests at the lowest CPU priority, and what lifts them to normal priority once the tests are over.
 #
 # What it defends: a run on a busy machine. At nice 19 a check takes only what the suites leave; once the
@@ -21,7 +21,8 @@
 exec_check() {
   local niceness=$2
   case "$1" in
-    typecheck) exec nice -n "$niceness" node node_modules/typescript-7/bin/tsc -b ;;
+    # Every project of the reference graph, then the dashboard against the API's OpenAPI types (written first).
+    typecheck) exec nice -n "$niceness" npm run -s typecheck:all ;;
     lint) exec nice -n "$niceness" npx --no-install eslint --cache --cache-location .build/eslint-cache . ;;
     # The type-aware rules (eslint.typed.config.js: no-floating-promises) need the type checker: minutes, not
     # seconds, so they run as their own check, uncached (a change in one file changes the types of others).
