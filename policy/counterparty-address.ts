@@ -33,3 +33,6 @@ export function counterpartyKey(address: string): string {
 export function displayCounterparty(address: string): string {
   return address.startsWith('0x') ? getAddress(address.toLowerCase()) : address;
 }
+
+/** Solana's all-zero key in base58 (the system program's id): no wallet holds it, so no payment can reach it. */
+export const SOLANA_ZERO_ADDRESS = '11111111111111111111111111111111';

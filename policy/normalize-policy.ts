@@ -1,7 +1,7 @@
 /**
  * The canonical stored form of a validated policy: fields in a fixed order, USD amounts in their shortest
  * spelling ("1.50" → "1.5"), EVM addresses EIP-55 checksummed (base58 ones as spelled), all de-duplicated (first occurrence kept, order
- * otherwise kept), capability keys sorted, `capability_required` only when true. Idempotent: normalizing a normalized policy changes nothing, so two
+ * otherwise kept), capability keys sorted, `capability_required` and `allow_key_destruction` only when true. Idempotent: normalizing a normalized policy changes nothing, so two
  * equal policies store as equal JSON and an audit diff shows only real changes.
  *
  * Protects against: one policy spelled many ways (audit noise, cache misses, "1.50" vs "1.5" surprises).
@@ -50,5 +50,7 @@ export function normalizePolicy(policy: WalletPolicy): WalletPolicy {
   }
   // Only `true` is stored: false is the default, and a policy without the field keeps its canonical hash.
   if (policy.capability_required === true) out.capability_required = true;
+  // The same for `allow_key_destruction`: policies signed before it existed keep their hash.
+  if (policy.allow_key_destruction === true) out.allow_key_destruction = true;
   return out;
 }

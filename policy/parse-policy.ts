@@ -109,5 +109,10 @@ export function parsePolicy(policy: unknown): ParsedPolicy {
       throw new PolicyInputError('policy.capability_required', 'expected a boolean');
     if (p.capability_required) parsed.capabilityRequired = true;
   }
+  if (p.allow_key_destruction !== undefined) {
+    if (typeof p.allow_key_destruction !== 'boolean')
+      throw new PolicyInputError('policy.allow_key_destruction', 'expected a boolean');
+    if (p.allow_key_destruction) parsed.allowKeyDestruction = true;
+  }
   return parsed;
 }

@@ -7,7 +7,7 @@
  *
  * Protects against: ambiguous money (see money.ts); addresses that are not 20 bytes of hex, or mixed case
  * with a wrong EIP-55 checksum (a typo'd address), nor base58 of 32 bytes (a Solana payee); the zero address in a counterparty list (it can never be
- * paid — the pay path refuses it — so listing it is a mistake, e.g. an unset variable); an address in both
+ * paid — the pay path refuses it — so listing it is a mistake, e.g. an unset variable; so is Solana's all-zero key); an address in both
  * lists (a contradiction); unbounded lists and maps (the evaluator runs on the hot path); a zero per-tx or
  * window cap (freeze by revoking, or by a tiny cap — a zero cap is refused as a likely mistake). A zero
  * capability cap is allowed: it is the only way to forbid one capability while allowing others.
@@ -16,7 +16,7 @@
 import { z } from 'zod';
 import { getAddress, isAddress } from 'viem';
 import { isUsdString } from './money.js';
-import { isSolanaAddress, SOLANA_ADDRESS_RE } from './counterparty-address.js';
+import { isSolanaAddress, SOLANA_ADDRESS_RE, SOLANA_ZERO_ADDRESS } from './counterparty-address.js';
 
 export const POLICY_LIMITS = {
   maxListLength: 1_000,
@@ -77,12 +77,18 @@ export const solanaAddressSchema = z
   .regex(SOLANA_ADDRESS_RE, 'expected a base58 Solana address')
   .refine(isSolanaAddress, 'expected a base58 Solana address of 32 bytes');
 
+/** A Solana address in a counterparty list: as `solanaAddressSchema`, and not the all-zero key (nobody holds it). */
+const solanaCounterpartySchema = solanaAddressSchema.refine(
+  (a) => a !== SOLANA_ZERO_ADDRESS,
+  'the all-zero Solana address can never be a recipient; remove it from the list',
+);
+
 /**
- * An address in a counterparty list: a base58 Solana address (./counterparty-address.ts), or else an EVM
- * address as `evmAddressSchema` other than the zero address (and refused with its messages).
+ * An address in a counterparty list: a base58 Solana address (./counterparty-address.ts) other than the all-zero
+ * key, or else an EVM address as `evmAddressSchema` other than the zero address (and refused with its messages).
  */
 export const counterpartyAddressSchema = z.string().transform((value, ctx): string => {
-  const parsed = (SOLANA_ADDRESS_RE.test(value) ? solanaAddressSchema : evmCounterpartySchema).safeParse(value);
+  const parsed = (SOLANA_ADDRESS_RE.test(value) ? solanaCounterpartySchema : evmCounterpartySchema).safeParse(value);
   if (parsed.success) return parsed.data;
   for (const issue of parsed.error.issues) ctx.addIssue({ code: 'custom', message: issue.message });
   return z.NEVER;
@@ -139,6 +145,12 @@ export const walletPolicyObjectSchema = z
      * payment naming none passes the capability rule; the other rules still apply. Stored only when true.
      */
     capability_required: z.boolean().optional(),
+    /**
+     * In an owner-signed policy: the owner lets the wallet's key be destroyed (a rotation or a revocation). The
+     * signer destroys the key of a wallet under a signed policy only when that policy says so
+     * (docs/adr/0012-owner-signed-policies.md); the API's own policy carries it without effect. Stored only when true.
+     */
+    allow_key_destruction: z.boolean().optional(),
   })
   .strict()
   .superRefine((policy, ctx) => {

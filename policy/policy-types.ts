@@ -95,4 +95,6 @@ export interface ParsedPolicy {
   capabilityCaps?: ReadonlyMap<string, bigint>;
   /** With capability caps: a pay that names no capability is refused (`capability_required`). */
   capabilityRequired?: boolean;
+  /** In an owner-signed policy: the owner lets the wallet's key be destroyed. No rule of a payment reads it. */
+  allowKeyDestruction?: boolean;
 }

@@ -32,6 +32,16 @@ describe('policy: Solana counterparties', () => {
     );
   });
 
+  it("refuses Solana's all-zero key in either list, as the EVM zero address is refused", () => {
+    for (const list of ['counterparty_allowlist', 'counterparty_blocklist'] as const) {
+      for (const zero of ['11111111111111111111111111111111', '0x0000000000000000000000000000000000000000']) {
+        const parsed = walletPolicySchema.safeParse({ [list]: [PAYEE, zero] });
+        assert.equal(parsed.success, false, `${list}: ${zero}`);
+        assert.match(parsed.error!.issues[0]!.message, /can never be a recipient/);
+      }
+    }
+  });
+
   it('the blocklist refuses the listed base58 payee only, and reports it as spelled', () => {
     const policy = walletPolicySchema.parse({ counterparty_blocklist: [PAYEE] });
     const denied = evaluatePolicy(policy, { kind: 'pay', amountMicro: 1n, to: PAYEE }, EMPTY, NOW);
