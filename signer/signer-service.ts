@@ -17,8 +17,14 @@
  * payment signature proved its key is that account's, so that no other key can bind its policy afterwards.
  * A Solana payment (`sign_solana_transaction`) is decoded and checked the same way before its message bytes
  * are signed with Ed25519 (./solana/), and its amount counts in the same owner-signed policy and ceilings.
+ * `destroy_wallet_key` (./key-destruction/): with a policy store, a key is destroyed only once it proved to be the
+ * named address's and that wallet's owner-signed policy, if any, allows it (`allow_key_destruction`); and once a
+ * destroy has answered, no signature of that key leaves — each is checked right before it is returned, after every
+ * await of its path, and refused with `key_destroyed` (its ceilings and spend given back) while a destroy of the key
+ * is under way or done.
  * Known limits: who asked (socket permissions) and spend policy (the front, under its advisory lock); the
- * ceilings' restart hole (see ./limits/wallet-limiter.ts).
+ * ceilings' restart hole (see ./limits/wallet-limiter.ts); the key of a wallet without a signed policy (or whose
+ * policy allows it) is destroyed on the front's word, as before.
  */
 import { sha256 } from '@noble/hashes/sha2.js';
 import { getBase58Decoder } from '@solana/kit';
@@ -35,6 +41,7 @@ import type { SignerInvariants } from './config/signer-config.js';
 import { finalizeSignature, rememberWalletKey } from './ecdsa/finalize-signature.js';
 import { eip2612PermitDigest } from './eip2612/hash-eip2612-permit.js';
 import { transferAuthorizationDigest } from './eip3009/hash-transfer-authorization.js';
+import { KeyDestructions } from './key-destruction/key-destructions.js';
 import type { LimitReceipt, WalletLimiter } from './limits/wallet-limiter.js';
 import { permit2WitnessTransferDigest } from './permit2/hash-permit2-witness-transfer.js';
 import type {
@@ -59,11 +66,16 @@ export interface SignerServiceLimits {
   refused?: (limit: SignerLimitName) => void;
 }
 
-/** A payment as the policy store counts it: its wallet (and the wallet's account key), amount and payee. */
-interface Payment {
-  accountKeyRef: string;
+/** A signature as the wallet's ceilings count it (its address and amount), and the key it is made with. */
+interface Taken {
   address: string;
   amount: bigint;
+  walletKeyRef: string;
+}
+
+/** A payment as the policy store counts it: its wallet (and the wallet's account key), amount and payee. */
+interface Payment extends Taken {
+  accountKeyRef: string;
   payee: string;
 }
 
@@ -94,6 +106,7 @@ export class SignerService {
   private readonly owner: OwnerPolicies | undefined;
   private readonly clock: () => number;
   private readonly signedEarly: SignerServiceDeps['signedEarly'];
+  private readonly destructions: KeyDestructions;
 
   constructor(deps: SignerServiceDeps) {
     this.backend = deps.backend;
@@ -102,6 +115,7 @@ export class SignerService {
     this.owner = deps.ownerPolicies;
     this.clock = deps.clock ?? Date.now;
     this.signedEarly = deps.signedEarly;
+    this.destructions = new KeyDestructions(deps.backend, deps.ownerPolicies);
   }
 
   private now(): number {
@@ -143,8 +157,9 @@ export class SignerService {
         this.counted(() => assertTransferInvariants(this.invariants, address, domain, message, this.now()));
         const digest = transferAuthorizationDigest(domain, message);
         const target = { account_key_ref, wallet_key_ref, address, digest };
-        const payment = { accountKeyRef: account_key_ref, address, amount: BigInt(message.value), payee: message.to };
-        return this.signPayment(payment, this.digestSigning(target, context));
+        const amount = BigInt(message.value);
+        const payment = { accountKeyRef: account_key_ref, walletKeyRef: wallet_key_ref, address, amount };
+        return this.signPayment({ ...payment, payee: message.to }, this.digestSigning(target, context));
       }
       case 'sign_permit2_witness_transfer': {
         const { account_key_ref, wallet_key_ref, address, domain, message } = request.params;
@@ -159,8 +174,8 @@ export class SignerService {
         // The proxy may move up to the signed maximum: that is what counts against the policy and the ceilings.
         const amount = BigInt(message.permitted.amount);
         const target = { account_key_ref, wallet_key_ref, address, digest };
-        const payment = { accountKeyRef: account_key_ref, address, amount, payee: message.witness.to };
-        return this.signPayment(payment, this.digestSigning(target, context));
+        const payment = { accountKeyRef: account_key_ref, walletKeyRef: wallet_key_ref, address, amount };
+        return this.signPayment({ ...payment, payee: message.witness.to }, this.digestSigning(target, context));
       }
       case 'sign_eip2612_permit': {
         const { account_key_ref, wallet_key_ref, address, domain, message } = request.params;
@@ -173,13 +188,13 @@ export class SignerService {
         // The permit only lets Permit2 move tokens; each Permit2 transfer is signed (and counted) on its own.
         // It counts as one signature in the wallet's rate ceilings, with no amount, and is no payment to the policy.
         const target = { account_key_ref, wallet_key_ref, address, digest };
-        return this.signTaken(address, 0n, undefined, this.digestSigning(target, context));
+        const taken = { address, amount: 0n, walletKeyRef: wallet_key_ref };
+        return this.signTaken(taken, undefined, this.digestSigning(target, context));
       }
       case 'sign_solana_transaction':
         return this.signSolanaTransaction(request.params);
       case 'destroy_wallet_key':
-        await this.backend.destroyWalletKey(request.params.account_key_ref, request.params.wallet_key_ref);
-        return { destroyed: true };
+        return this.destructions.destroy(request.params, context);
     }
   }
 
@@ -215,10 +230,8 @@ export class SignerService {
     };
     // Without a store nothing reads the payee; with one, `pay_to` is there (required above).
     const payee = params.pay_to ?? params.address;
-    return this.signPayment(
-      { accountKeyRef: account_key_ref, address: params.address, amount: transfer.amount, payee },
-      sign,
-    );
+    const payment = { accountKeyRef: account_key_ref, walletKeyRef: wallet_key_ref, address: params.address };
+    return this.signPayment({ ...payment, amount: transfer.amount, payee }, sign);
   }
 
   /** Runs the static checks; a refusal by the per-signature maximum is counted under its limit's name. */
@@ -266,30 +279,33 @@ export class SignerService {
    */
   private async signPayment<R>(payment: Payment, sign: () => Promise<R>): Promise<R> {
     const { address, amount } = payment;
-    if (!this.owner) return this.signTaken(address, amount, undefined, sign);
-    const reservation = this.owner.reserve(address, amount, payment.payee, new Date(this.clock()));
+    const owner = this.owner;
+    if (!owner) return this.signTaken(payment, undefined, sign);
+    const reservation = owner.reserve(address, amount, payment.payee, new Date(this.clock()));
     if (reservation.foreseen) {
       const taken = this.limits.wallets?.take(address, amount);
-      if (!taken || taken.ok) return this.signWhileCommitting(reservation, taken?.receipt, sign);
+      if (!taken || taken.ok) return this.signWhileCommitting(reservation, taken?.receipt, payment.walletKeyRef, sign);
       // The ceilings refuse: decided in the usual order (the policy's refusal first), and counted there.
     }
     const spend = await reservation.spend;
-    const result = await this.signTaken(address, amount, spend, sign);
     // No spend recorded for an amount: a wallet the store has no record of (made before the signer kept them). The
     // signature just proved the key is the account's and the address its key's: recorded now under the account's
     // authority, so that its policy can only be signed by that authority (never bound to whoever signs first).
-    if (spend === undefined && amount > 0n) await this.owner.adoptWallet(address, payment.accountKeyRef);
-    return result;
+    const adopt =
+      spend === undefined && amount > 0n ? () => owner.adoptWallet(address, payment.accountKeyRef) : undefined;
+    return this.signTaken(payment, spend, sign, adopt);
   }
 
   /**
    * Asks the backend now (`sign`), with the wallet's ceilings already taken (`receipt`), and lets the signature out
    * only once the reservation's spend resolved — committed in the signer's store. A refusal or a store failure
-   * discards the signature and gives the ceilings back; a signature that fails gives back both, as in `signTaken`.
+   * discards the signature and gives the ceilings back; a signature that fails, or whose key's destroy started
+   * meanwhile, gives back both, as in `signTaken`.
    */
   private async signWhileCommitting<R>(
     reservation: PaymentReservation,
     receipt: LimitReceipt | undefined,
+    walletKeyRef: string,
     sign: () => Promise<R>,
   ): Promise<R> {
     const signing = sign();
@@ -308,14 +324,22 @@ export class SignerService {
       );
       throw err;
     }
+    let result: R;
     try {
-      const result = await signing;
-      this.signedEarly?.('released');
-      return result;
+      result = await signing;
     } catch (err) {
       await this.giveBack(receipt, id);
       throw err;
     }
+    try {
+      this.destructions.assertLive(walletKeyRef);
+    } catch (err) {
+      this.signedEarly?.('discarded');
+      await this.giveBack(receipt, id);
+      throw err;
+    }
+    this.signedEarly?.('released');
+    return result;
   }
 
   /** What a signature that does not leave returns: the wallet's ceilings, and its spend in the policy store. */
@@ -337,19 +361,23 @@ export class SignerService {
 
   /**
    * Takes the wallet's ceilings and calls `sign` with no await between them (the backend is asked at once); `sign`
-   * signs what this class computed itself and checks it is the wallet's. A signature that does not leave gives back
-   * its ceilings and its recorded spend (`spend`, committed in the policy store before this ran).
+   * signs what this class computed itself and checks it is the wallet's; then `settle`, if any. The signature leaves
+   * only if its key's destroy has not started meanwhile. A signature that does not leave gives back its ceilings and
+   * its recorded spend (`spend`, committed in the policy store before this ran).
    */
   private async signTaken<R>(
-    address: string,
-    amount: bigint,
+    taken: Taken,
     spend: string | undefined,
     sign: () => Promise<R>,
+    settle?: () => Promise<void>,
   ): Promise<R> {
     let receipt: LimitReceipt | undefined;
     try {
-      receipt = this.take(address, amount);
-      return await sign();
+      receipt = this.take(taken.address, taken.amount);
+      const result = await sign();
+      if (settle) await settle();
+      this.destructions.assertLive(taken.walletKeyRef);
+      return result;
     } catch (err) {
       await this.giveBack(receipt, spend);
       throw err;

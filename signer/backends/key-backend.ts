@@ -71,9 +71,21 @@ export interface KeyBackend {
    * After this, the wallet reference is refused forever with `key_destroyed`. Idempotent, also when two run at once.
    * Once it has resolved, no signature with the key starts and none is returned — a signature asked for before it,
    * still waiting (for a session, the sign rate, a retry), answers `key_destroyed` too; one being computed when the
-   * key was tombstoned is discarded. A signature returned before that is the caller's.
+   * key was tombstoned is discarded. A signature returned before that is the caller's: the signer service holds
+   * back one whose key's destroy has started (`walletKeyId`, `isDestroyed`; ../key-destruction/).
    */
   destroyWalletKey(accountKeyRef: string, walletKeyRef: string): Promise<void>;
+  /**
+   * The wallet key `walletKeyRef` names, as one string however the reference may be spelled (PKCS#11: the hash of its
+   * blob, as tombstones are keyed; KMS: the key id), or undefined when it names no wallet key of this backend. Pure:
+   * no I/O. The signer service keys the destroys it has under way by it (../key-destruction/).
+   */
+  walletKeyId(walletKeyRef: string): string | undefined;
+  /**
+   * Whether this process holds the wallet key's tombstone (destroyed here, or before it started). Synchronous, no
+   * I/O: asked right before a signature leaves the service. A KMS key an operator disabled is not tombstoned.
+   */
+  isDestroyed(walletKeyRef: string): boolean;
   /** Releases sessions/clients. Idempotent. */
   close(): Promise<void>;
 }

@@ -9,6 +9,8 @@
  * sent again, an authority named without the owner's own signature, a payment the signed policy refuses
  * (per payment, each window, velocity, counterparty lists, cooling-off), a window overrun after a crash (the
  * spend is committed before the signature leaves, and a signature that does not leave is given back).
+ * And a wallet key destroyed against its signed policy (`assertKeyDestructionAllowed`: only with
+ * `allow_key_destruction`).
  * Does not defend: the capability caps (the capability is the front's word, which the signer cannot check:
  * they are left out here and stay the API's), wallets that have no signed policy yet (the signer's ceilings
  * only), and whom the front names as owner when an account is made (the ADR says what that leaves).
@@ -143,6 +145,22 @@ export class OwnerPolicies {
         ? { version: current.version, policy_hash: current.policyHash, issued_at: current.issuedAt }
         : null,
     };
+  }
+
+  /**
+   * Before a wallet key is destroyed (../key-destruction/): a wallet whose owner-signed policy does not carry
+   * `allow_key_destruction: true` is refused with `key_destruction_not_allowed`. Read from the store now, never from a
+   * cache (a newer policy without the flag stops the next destroy); a wallet with no signed policy, or one the store
+   * has no record of, passes. Fails closed: a store that cannot answer is `policy_store_unavailable`.
+   */
+  async assertKeyDestructionAllowed(address: string): Promise<void> {
+    const current = (await this.stored(() => this.options.store.wallet(address)))?.current;
+    if (!current || signerPolicy(current.policy).allowKeyDestruction === true) return;
+    throw new SignerFault(
+      'key_destruction_not_allowed',
+      `the wallet's owner-signed policy (version ${current.version}) does not allow its key to be destroyed`,
+      { rule: 'owner_policy', current_version: current.version },
+    );
   }
 
   /** Verifies a signed policy document against the wallet's authority and keeps it if its version rises. */

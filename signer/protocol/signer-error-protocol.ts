@@ -32,6 +32,11 @@ export const SIGNER_ERROR_CODES = [
   'policy_signature_invalid',
   /** A policy document whose version is not above the one the signer holds (details: current_version). */
   'policy_version_stale',
+  /**
+   * The wallet's owner-signed policy does not allow its key to be destroyed (details: `rule: owner_policy` and the
+   * policy's `current_version`); the owner signs a policy with `allow_key_destruction: true` first.
+   */
+  'key_destruction_not_allowed',
   /** The signer keeps no policy store (TREASURY_SIGNER_DATABASE_URL unset), or it cannot be reached: retry shortly. */
   'policy_store_unavailable',
   'busy',

@@ -181,7 +181,16 @@ export const signSolanaTransactionParamsSchema = z
   })
   .strict();
 export const destroyWalletKeyParamsSchema = z
-  .object({ account_key_ref: keyRefSchema, wallet_key_ref: keyRefSchema })
+  .object({
+    account_key_ref: keyRefSchema,
+    wallet_key_ref: keyRefSchema,
+    /**
+     * The wallet's address (0x, or base58 for a Solana key). Required by a signer that keeps a policy store: it
+     * proves the key is that address's and destroys it only if the wallet's owner-signed policy, if any, allows
+     * it (`allow_key_destruction`); refused with `key_destruction_not_allowed` otherwise.
+     */
+    address: z.union([addressSchema, solanaAddressSchema]).optional(),
+  })
   .strict();
 
 /** One request: the envelope (version, id) and one method's params. */

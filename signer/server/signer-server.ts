@@ -15,7 +15,10 @@
  * replies without bound): past PAUSE_UNWRITTEN_BYTES of unwritten replies the connection is no longer read
  * until they drain, and past CLOSE_UNWRITTEN_BYTES it is closed (`treasury_signer_connections_closed_total`,
  * reason `unread_replies`). One hostile connection never stops the others, and no thrown error escapes a
- * frame handler.
+ * frame handler. A reply is written in the microtasks that follow its `handle` (no macrotask between; the bytes
+ * leave corked at the end of the turn), and every connection's corked replies are flushed before a
+ * `destroy_wallet_key` answer is written: no signature of a key leaves after its destroy's answer (with
+ * ../key-destruction/key-destructions.ts).
  * Known limits: anyone who can open the socket may ask for any signature within the static invariants and
  * the per-wallet limits (../limits/); the bound is per connection, and the number of connections is not
  * bounded here (only the socket's owner, or its group, can open one); a connection held paused by a peer
@@ -146,6 +149,17 @@ export class SignerServer {
   }
 
   /**
+   * Hands every connection's corked replies to the kernel now (../protocol/coalesced-write.ts holds a turn's replies
+   * corked until setImmediate, and another connection's may be uncorked after this one's). Called before a destroy's
+   * answer is written: a signature of that key that passed the service's last check before the destroy began was
+   * written to its socket (corked, maybe) before the destroy answered (../key-destruction/key-destructions.ts), so
+   * it reaches the kernel first. The pending uncork then finds the socket uncorked, and does nothing.
+   */
+  private flushReplies(): void {
+    for (const socket of this.sockets) while (socket.writableCorked > 0) socket.uncork();
+  }
+
+  /**
    * Backpressure on one connection whose replies are piling up (its last write went past the socket's high-water
    * mark): past PAUSE_UNWRITTEN_BYTES it is not read until they drain, past CLOSE_UNWRITTEN_BYTES it is closed.
    */
@@ -258,6 +272,9 @@ export class SignerServer {
     try {
       const result = await this.options.service.handle(request, this.context);
       this.options.metrics.requests.inc({ method: request.method, outcome: 'ok' });
+      // Every reply is written in the microtasks that follow `handle`, with no macrotask between; a destroy's answer
+      // leaves after every reply written before it, on any connection.
+      if (request.method === 'destroy_wallet_key') this.flushReplies();
       this.send(socket, { v: 1, id: request.id, ok: true, result });
     } catch (err) {
       const fault = err instanceof SignerFault ? err : new SignerFault('internal_error', 'internal error');

@@ -116,6 +116,11 @@ export const ERROR_CODES = {
     message:
       "This wallet's policy is owner-signed: an unsigned policy cannot replace it. Sign the policy (version next_version) and PUT it to /v1/wallets/{id}/policy/signed.",
   },
+  key_destruction_not_allowed: {
+    status: 409,
+    message:
+      "This wallet's owner-signed policy does not allow its key to be destroyed (a rotation or a revocation destroys it): the owner signs a policy with allow_key_destruction: true (version next_version) and PUTs it to /v1/wallets/{id}/policy/signed first.",
+  },
   transfer_not_permitted_with_capability_cap: {
     status: 403,
     message:

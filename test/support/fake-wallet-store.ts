@@ -22,6 +22,8 @@ interface KeyVersion {
   wallet_id: string;
   version: number;
   wallet_key_ref: string | null;
+  /** The address the key is of (as wallet_keys.address). */
+  address: string;
   retired: boolean;
   destroyed: boolean;
 }
@@ -67,6 +69,7 @@ export class FakeWalletStore implements WalletStore {
       wallet_id: id,
       version: 1,
       wallet_key_ref: w.key.wallet_key_ref,
+      address: w.key.address,
       retired: false,
       destroyed: false,
     });
@@ -120,6 +123,7 @@ export class FakeWalletStore implements WalletStore {
         wallet_id: walletId,
         version: updated.key_version,
         wallet_key_ref,
+        address: change.key.address,
         retired: false,
         destroyed: false,
       });
@@ -137,6 +141,7 @@ export class FakeWalletStore implements WalletStore {
         version: k.version,
         wallet_key_ref: k.wallet_key_ref!,
         account_key_ref: this.accountKeys.get(this.wallets.get(k.wallet_id)!.account_id) ?? '',
+        address: k.address,
       }));
   }
 

@@ -52,6 +52,8 @@ export interface StartTestSignerOptions {
    * stop()); a `SignerDatabase` reuses one (kept on stop(): a restart test's); absent or false: none.
    */
   policyStore?: boolean | SignerDatabase;
+  /** The key backend, whatever TREASURY_TEST_KEY_BACKEND says (default: that). */
+  keyBackend?: TestKeyBackend;
 }
 
 export interface TestSigner {
@@ -79,7 +81,7 @@ export { freeLoopbackPort as findFreePort } from '../../ops/net/free-loopback-po
 export async function startTestSigner(options: StartTestSignerOptions = {}): Promise<TestSigner> {
   const ownDir = options.dir === undefined;
   const dir = options.dir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'treasury-signer-'));
-  const keyBackend = testKeyBackend();
+  const keyBackend = options.keyBackend ?? testKeyBackend();
   const token = keyBackend === 'pkcs11' ? await initSoftHsmToken({ dir: path.join(dir, 'softhsm') }) : undefined;
   const socketPath = path.join(dir, 'signer.sock');
   const ownStore = options.policyStore === true;

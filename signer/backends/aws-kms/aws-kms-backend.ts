@@ -67,6 +67,7 @@ import {
   encodeAccountRef,
   encodeWalletRef,
   walletAlias,
+  walletKeyIdOf,
 } from './kms-key-ref.js';
 import { KmsInFlight } from './kms-in-flight.js';
 import { signWithKms, type KmsSignDeps } from './kms-sign.js';
@@ -342,6 +343,15 @@ export class AwsKmsBackend implements KeyBackend {
     this.publicKeys.delete(alias);
     if (state === 'PendingDeletion') return;
     await this.retire(keyId, state === 'Disabled');
+  }
+
+  walletKeyId(walletKeyRef: string): string | undefined {
+    return walletKeyIdOf(walletKeyRef);
+  }
+
+  isDestroyed(walletKeyRef: string): boolean {
+    const id = walletKeyIdOf(walletKeyRef);
+    return id !== undefined && this.tombstones.has(id);
   }
 
   /** DisableKey (unless already disabled), then ScheduleKeyDeletion; a key already pending deletion is done. */

@@ -49,6 +49,11 @@ export function decodeWalletRef(ref: string, field = 'wallet_key_ref'): string {
   return decodeWalletKey(ref, field).keyId;
 }
 
+/** The KMS key id of a wallet reference of either curve (its tombstone's key); undefined for anything else. */
+export function walletKeyIdOf(ref: string): string | undefined {
+  return WALLET_REF.exec(ref)?.[2];
+}
+
 export function walletAlias(prefix: string, accountId: string, keyId: string): string {
   return `alias/${prefix}/${accountId}/${keyId}`;
 }

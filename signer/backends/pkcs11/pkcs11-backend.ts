@@ -40,7 +40,7 @@ import {
   UNWRAP_WALLET_KEY,
   WRAP_MECHANISM,
 } from './key-templates.js';
-import { decodeKeyRef, encodeKeyRef, type DecodedKeyRef, type KeyRefKind } from './pkcs11-key-ref.js';
+import { decodeKeyRef, encodeKeyRef, walletBlobHash, type DecodedKeyRef, type KeyRefKind } from './pkcs11-key-ref.js';
 import { Pkcs11Module } from './pkcs11-module.js';
 import { findRootKek } from './root-kek.js';
 import { SessionPool } from './session-pool.js';
@@ -356,6 +356,15 @@ export class Pkcs11Backend implements KeyBackend {
       if (this.tombstones.has(wallet.blobHash) && err instanceof SignerFault && err.code === 'key_not_found') return;
       throw err;
     }
+  }
+
+  walletKeyId(walletKeyRef: string): string | undefined {
+    return walletBlobHash(walletKeyRef);
+  }
+
+  isDestroyed(walletKeyRef: string): boolean {
+    const id = walletBlobHash(walletKeyRef);
+    return id !== undefined && this.tombstones.has(id);
   }
 
   /** Test and ops hook: one attribute of the root KEK (the HSM refuses CKA_VALUE: CKR_ATTRIBUTE_SENSITIVE). */

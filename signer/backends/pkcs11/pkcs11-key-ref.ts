@@ -63,3 +63,13 @@ export function decodeKeyRef(ref: string): Readonly<DecodedKeyRef> {
   decoded.set(ref, result);
   return result;
 }
+
+/** The blob's hash of a wallet reference of either curve (its tombstone's key); undefined for anything else. */
+export function walletBlobHash(ref: string): string | undefined {
+  try {
+    const decoded = decodeKeyRef(ref);
+    return decoded.kind === 'acct' ? undefined : decoded.blobHash;
+  } catch {
+    return undefined;
+  }
+}

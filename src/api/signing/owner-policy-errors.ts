@@ -5,6 +5,8 @@
  *   payment. Only the pay path answers it (../pay/record-signer-denial.ts writes its `pd_…` decision and
  *   turns it into the 403 `policy_denied` every denial answers, with `decided_by: 'signer'`).
  * - `policy_signature_invalid` → 403, `policy_version_stale` → 409 (with `current_version`).
+ * - `key_destruction_not_allowed` → 409 of the same name (with `rule`, `current_version` and `next_version`): the
+ *   wallet's signed policy does not carry `allow_key_destruction: true`, so the signer kept the key.
  * - `policy_store_unavailable` → 503 `signer_unavailable` with `reason: 'policy_store_unavailable'`, and
  *   `rule: 'no_policy_store'` when the signer keeps no store at all (a configuration, not an outage).
  *
@@ -31,6 +33,25 @@ export class SignerPolicyDenial extends AppError {
   }
 }
 
+/**
+ * 409 `key_destruction_not_allowed`: the wallet's owner-signed policy (at `currentVersion`) does not let its key be
+ * destroyed; the owner signs the next version with `allow_key_destruction: true`.
+ */
+export function keyDestructionNotAllowed(
+  currentVersion: number | null,
+  rule: string | null = 'owner_policy',
+  cause?: unknown,
+): AppError {
+  return new AppError('key_destruction_not_allowed', {
+    fields: {
+      rule,
+      current_version: currentVersion,
+      next_version: currentVersion === null ? null : currentVersion + 1,
+    },
+    cause,
+  });
+}
+
 /** The signer's store keeps no policies at all (TREASURY_SIGNER_DATABASE_URL unset on the signer). */
 export const NO_POLICY_STORE = 'no_policy_store';
 
@@ -50,6 +71,8 @@ export function ownerPolicyError(err: SignerError): AppError | undefined {
         fields: { current_version: d.current_version ?? null },
         cause: err,
       });
+    case 'key_destruction_not_allowed':
+      return keyDestructionNotAllowed(d.current_version ?? null, d.rule ?? null, err);
     case 'policy_store_unavailable':
       return new AppError('signer_unavailable', {
         message:

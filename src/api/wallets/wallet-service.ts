@@ -7,8 +7,11 @@
  * the same transaction (./store/wallet-store.ts; PostgreSQL: ./store/pg-wallet-store.ts).
  *
  * Defends: another account's wallet seen or changed (404, as a missing one); a revoked wallet used (410); a
- * key retired while its address may hold USDC (./check-retirement-balance.ts). Does not defend: who the
- * bearer is (./wallet-bearer.ts) nor what a wallet may spend (the pay wing, src/api/pay/).
+ * key retired while its address may hold USDC (./check-retirement-balance.ts); a key retired that its owner's
+ * signed policy does not let the signer destroy (409 `key_destruction_not_allowed`, asked before anything is
+ * written: ./key-destruction-consent.ts). Does not defend: who the bearer is (./wallet-bearer.ts) nor what a
+ * wallet may spend (the pay wing, src/api/pay/). The signer, not this service, keeps a key its owner did not
+ * let go: a destruction it refuses leaves the key retired, retried by `destroyRetiredKeys`.
  */
 import type { Logger } from 'pino';
 import type { BalanceReader } from '../chain/balance-reader.js';
@@ -18,6 +21,7 @@ import type { TreasuryMetrics } from '../metrics/treasury-metrics.js';
 import type { AccountService } from '../platform/account-service.js';
 import type { SignerGateway } from '../signing/signer-gateway.js';
 import { checkRetirementBalance, type RetirementBalance } from './check-retirement-balance.js';
+import { refuseKeyDestructionNotAllowed } from './key-destruction-consent.js';
 import type { PageRequest } from '../db/keyset-cursor.js';
 import { describeError } from '../log/describe-error.js';
 import type { WalletPage, WalletView } from '../../shared/api-responses/wallet-responses.js';
@@ -202,18 +206,19 @@ export class WalletService {
   }
 
   /**
-   * A new key and address for the wallet (same id); the old key is destroyed. Refused while the old address
-   * holds USDC or its balance cannot be read, unless `abandonBalance` (./check-retirement-balance.ts); the
-   * balance is read under the wallet's lock, so no payment or other rotation changes the wallet meanwhile.
+   * A new key and address for the wallet (same id); the old key is destroyed. Refused while the wallet's
+   * owner-signed policy does not allow that (./key-destruction-consent.ts), or the old address holds USDC or
+   * its balance cannot be read, unless `abandonBalance` (./check-retirement-balance.ts); both are read under
+   * the wallet's lock, so no payment or other rotation changes the wallet meanwhile.
    */
   async rotate(accountId: string, walletId: string, actor: string, abandonBalance = false): Promise<WalletView> {
     const account = await this.deps.accounts.get(accountId);
-    let oldKeyRef: string | null = null;
+    let old: { keyRef: string | null; address: string } | undefined;
     const row = await this.changeWallet(walletId, async (found) => {
       const current = activeOf(accountId, walletId, found);
-      const balance = await this.retirementBalance(current, abandonBalance, 'rotate');
+      const balance = await this.mayRetireKey(current, abandonBalance, 'rotate');
       const key = await this.newKey(account.account_key_ref, current.network);
-      oldKeyRef = current.wallet_key_ref;
+      old = { keyRef: current.wallet_key_ref, address: current.address };
       const payload = {
         old_address: current.address,
         new_address: key.address,
@@ -222,21 +227,24 @@ export class WalletService {
       };
       return { change: { kind: 'rotate', key }, audit: { eventType: 'wallet.rotated', actor, payload } };
     });
-    await this.destroyKey(account.account_key_ref, walletId, row.key_version - 1, oldKeyRef);
+    await this.destroyKey(account.account_key_ref, walletId, row.key_version - 1, old!.keyRef, old!.address);
     this.metrics.walletOperations.inc({ operation: 'rotate', outcome: 'ok' });
     return this.toView(row);
   }
 
-  /** Revokes the wallet and destroys its key; refused like `rotate` while its address may hold USDC. */
+  /**
+   * Revokes the wallet and destroys its key; refused like `rotate` while its owner-signed policy does not allow
+   * that, or its address may hold USDC.
+   */
   async revoke(accountId: string, walletId: string, actor: string, abandonBalance = false): Promise<WalletView> {
     const account = await this.deps.accounts.get(accountId);
     const row = await this.changeWallet(walletId, async (found) => {
       const current = activeOf(accountId, walletId, found);
-      const balance = await this.retirementBalance(current, abandonBalance, 'revoke');
+      const balance = await this.mayRetireKey(current, abandonBalance, 'revoke');
       const payload = { address: current.address, key_version: current.key_version, ...balance };
       return { change: { kind: 'revoke' }, audit: { eventType: 'wallet.revoked', actor, payload } };
     });
-    await this.destroyKey(account.account_key_ref, walletId, row.key_version, row.wallet_key_ref);
+    await this.destroyKey(account.account_key_ref, walletId, row.key_version, row.wallet_key_ref, row.address);
     this.metrics.walletOperations.inc({ operation: 'revoke', outcome: 'ok' });
     return this.toView(row);
   }
@@ -255,12 +263,18 @@ export class WalletService {
     return { address: key.address, public_key: key.public_key, wallet_key_ref: key.wallet_key_ref };
   }
 
-  private async retirementBalance(
+  /**
+   * Under the wallet's lock, before its key is retired: the owner's signed policy lets the signer destroy it
+   * (./key-destruction-consent.ts), then the balance the destruction would strand (./check-retirement-balance.ts).
+   * A refusal is counted by its code.
+   */
+  private async mayRetireKey(
     wallet: WalletRow,
     abandonBalance: boolean,
     operation: 'rotate' | 'revoke',
   ): Promise<RetirementBalance> {
     try {
+      await refuseKeyDestructionNotAllowed(this.signer, wallet);
       return await checkRetirementBalance(this.deps.balances, this.chains, wallet, abandonBalance);
     } catch (err) {
       this.metrics.walletOperations.inc({ operation, outcome: err instanceof AppError ? err.code : 'failed' });
@@ -270,32 +284,46 @@ export class WalletService {
 
   /**
    * Retries the destruction of every retired key whose destruction failed earlier (signer down during a
-   * rotate or revoke). Returns how many were destroyed now. Safe to run at any time.
+   * rotate or revoke, or its owner's signed policy not allowing it yet). Returns how many were destroyed now.
+   * Safe to run at any time.
    */
   async destroyRetiredKeys(): Promise<number> {
     let destroyed = 0;
     for (const key of await this.store.retiredKeys()) {
-      if (await this.destroyKey(key.account_key_ref, key.wallet_id, key.version, key.wallet_key_ref)) destroyed++;
+      const { account_key_ref, wallet_id, version, wallet_key_ref, address } = key;
+      if (await this.destroyKey(account_key_ref, wallet_id, version, wallet_key_ref, address)) destroyed++;
     }
     return destroyed;
   }
 
   /**
-   * Destroys a retired DEK in the signer after the change that retired it committed. If the signer is
-   * unreachable the key stays retired (never used again by the front) and is destroyed on the next try.
+   * Destroys a retired DEK in the signer after the change that retired it committed, naming the address it is
+   * the key of (the signer proves it, and asks that address's owner-signed policy). If the signer is
+   * unreachable, or refuses because the owner's signed policy does not allow it (an owner's change that landed
+   * after the check under the lock), the key stays retired (never used again by the front) and is destroyed on
+   * a later try.
    */
   private async destroyKey(
     accountKeyRef: string,
     walletId: string,
     version: number,
     keyRef: string | null,
+    address: string,
   ): Promise<boolean> {
     if (!keyRef) return false;
     try {
-      await this.signer.call('destroy_wallet_key', { account_key_ref: accountKeyRef, wallet_key_ref: keyRef });
+      await this.signer.call('destroy_wallet_key', { account_key_ref: accountKeyRef, wallet_key_ref: keyRef, address });
       await this.store.markKeyDestroyed(walletId, version);
       return true;
     } catch (err) {
+      if (err instanceof AppError && err.code === 'key_destruction_not_allowed') {
+        this.metrics.walletOperations.inc({ operation: 'destroy_key', outcome: err.code });
+        this.deps.log.warn(
+          { wallet_id: walletId, key_version: version, code: err.code, current_version: err.fields.current_version },
+          "retired wallet key kept: its owner-signed policy does not allow the key's destruction",
+        );
+        return false;
+      }
       this.metrics.walletOperations.inc({ operation: 'destroy_key', outcome: 'error' });
       this.deps.log.error(
         { wallet_id: walletId, key_version: version, err: describeError(err) },

@@ -71,4 +71,17 @@ describe('signer gateway: refusals as fields', () => {
     });
     assert.deepEqual(err.headers, { 'Retry-After': '60' });
   });
+
+  it('key_destruction_not_allowed: 409 of the same name, its rule and version from details', async () => {
+    const err = await refusal(
+      new SignerError('key_destruction_not_allowed', 'prose naming version 9', {
+        rule: 'owner_policy',
+        current_version: 4,
+      }),
+    );
+    assert.equal(err.code, 'key_destruction_not_allowed');
+    assert.equal(err.status, 409);
+    assert.deepEqual(err.details, { rule: 'owner_policy', current_version: 4, next_version: 5 });
+    assert.ok(err.walk((e): e is SignerError => e instanceof SignerError));
+  });
 });

@@ -38,6 +38,8 @@ function fakeBackend(keys: Record<string, Uint8Array>, withEd25519 = true) {
     createWalletKey: async () => assert.fail('not used'),
     signDigest: async () => assert.fail('not used'),
     destroyWalletKey: async () => undefined,
+    walletKeyId: (ref: string) => ref,
+    isDestroyed: () => false,
     close: async () => undefined,
     // Without Ed25519 keys, the backend refuses as real backends refuse a key of the other curve.
     signEd25519: async (_account: string, wallet: string, message: Uint8Array) => {

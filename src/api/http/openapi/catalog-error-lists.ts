@@ -12,8 +12,16 @@ import type { ErrorCode } from '../../../shared/error-codes.js';
 /** A route that asks the signer to sign. */
 const SIGNER: ErrorCode[] = ['signer_refused', 'signer_limit_exceeded', 'signer_unavailable', 'hsm_unsupported'];
 
-/** Rotating or revoking a wallet's key: refused while its address holds USDC (or its balance is unknown). */
-export const KEY_RETIREMENT: ErrorCode[] = ['wallet_has_balance', 'balance_unknown', 'signer_unavailable'];
+/**
+ * Rotating or revoking a wallet's key: refused while its owner-signed policy does not allow the key's
+ * destruction, or its address holds USDC (or its balance is unknown).
+ */
+export const KEY_RETIREMENT: ErrorCode[] = [
+  'key_destruction_not_allowed',
+  'wallet_has_balance',
+  'balance_unknown',
+  'signer_unavailable',
+];
 
 /** Signing a payment or a transfer: the policy's decision, the Idempotency-Key, the signer. */
 export const PAYMENT_SIGNING: ErrorCode[] = [

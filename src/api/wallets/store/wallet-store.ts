@@ -82,12 +82,16 @@ export interface WalletAuditNote {
   payload: Record<string, unknown>;
 }
 
-/** A retired key whose destruction in the signer failed earlier, with its account's key (which wraps it). */
+/**
+ * A retired key whose destruction in the signer failed earlier, with its account's key (which wraps it) and the
+ * address it is the key of (the signer's destruction names it).
+ */
 export interface RetiredKey {
   wallet_id: string;
   version: number;
   wallet_key_ref: string;
   account_key_ref: string;
+  address: string;
 }
 
 export interface WalletRowPage {
