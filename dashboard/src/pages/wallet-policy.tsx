@@ -128,7 +128,7 @@ export function PolicyEditor(props: EditorProps) {
           setSaved(false);
         }}
         issues={issues}
-        hint="Fields: per_tx_cap_usd, daily_cap_usd, weekly_cap_usd, monthly_cap_usd, velocity_cap {max_count, window_seconds}, counterparty_allowlist, counterparty_blocklist, cooling_off (s), capability_cap_usd, capability_required (true: a payment must name its capability)."
+        hint="Fields: per_tx_cap_usd, daily_cap_usd, weekly_cap_usd, monthly_cap_usd, velocity_cap {max_count, window_seconds}, counterparty_allowlist, counterparty_blocklist, cooling_off (s), capability_cap_usd, capability_required (true: a payment must name its capability), allow_key_destruction (true: a rotation or revocation may destroy the wallet's key; an owner-signed policy without it keeps the key)."
       />
       <div class="row">
         <button type="submit" class="primary" disabled={busy || issues.length > 0 || !canManage || !owner}>

@@ -4,12 +4,13 @@
  * its policy editor (owner-signed through the browser wallet) with a live dry run (./wallet-policy.tsx), its
  * recent decisions and audit trail with the chain's state (./wallet-history.tsx), and rotate and revoke with
  * the balance guard explained: the API refuses to destroy a key whose address holds USDC (409 wallet_has_balance) or whose
- * balance it cannot read (409 balance_unknown) unless the owner says to abandon the balance.
+ * balance it cannot read (409 balance_unknown) unless the owner says to abandon the balance, nor the key of a wallet
+ * whose owner-signed policy does not allow it (409 key_destruction_not_allowed: the API's message, and how to allow it).
  */
 import { useState } from 'preact/hooks';
 import { useRoute } from 'preact-iso';
 import type { WalletView } from '../../../src/shared/api-responses/wallet-responses';
-import { api, bearer, reply } from '../api/client';
+import { api, ApiError, bearer, reply } from '../api/client';
 import { readBalance } from '../api/spend';
 import { canManageWallets } from '../api/wallet-access';
 import { loadWallet } from '../api/wallet-context';
@@ -62,7 +63,8 @@ function Retire({ wallet, token, onDone }: { wallet: WalletView; token: string; 
       <p class="hint">
         Rotating gives the wallet a new key and address (same id, history kept); revoking ends it. Both destroy the old
         key in the HSM, so USDC left at its address would be lost for good: the API refuses while the address holds USDC
-        or its balance cannot be read. Move the funds first, or tick the box below to abandon them.
+        or its balance cannot be read. Move the funds first, or tick the box below to abandon them. Under an
+        owner-signed policy the key is destroyed only if that policy allows it (<code>allow_key_destruction</code>).
       </p>
       <div class="field">
         <label>
@@ -89,6 +91,12 @@ function Retire({ wallet, token, onDone }: { wallet: WalletView; token: string; 
       </div>
       {!owner ? <p class="hint">Rotating and revoking need the owner's sign-in.</p> : null}
       <Outcome notice={done} error={error} />
+      {error instanceof ApiError && error.code === 'key_destruction_not_allowed' ? (
+        <p class="hint" data-testid="key-destruction-hint">
+          To allow it, add <code>"allow_key_destruction": true</code> to the policy above and save it: your browser
+          wallet signs the new version.
+        </p>
+      ) : null}
     </section>
   );
 }

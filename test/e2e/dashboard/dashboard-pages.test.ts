@@ -6,7 +6,8 @@
  * - Wallet: the policy editor names a mistake with its field as the API's schema does, saves a per-payment
  *   cap, and the live dry run shows the rule that refuses a larger payment and the headroom left; real
  *   payments then appear in the recent decisions (the refused one with its pd_ id and rule) and the audit
- *   trail shows its chain verified.
+ *   trail shows its chain verified. Under the policy the page signed, revoking shows the API's refusal
+ *   (key_destruction_not_allowed) and how to allow it; the wallet stays.
  * - Sellers: a paid call to the sandbox's demo seller (ops/sandbox/demo-seller.ts, our x402 middleware)
  *   appears on the seller's ledger page, opened with the seller's service PAT; the revenue chart draws; the
  *   CSV export downloads the row.
@@ -156,6 +157,12 @@ describe('dashboard pages (Chromium)', function () {
       await signFirstPolicyOnWalletPage(page, owner.key, wallet.id, '{"per_tx_cap_usd": "0.5"}');
       assert.equal(await page.getByRole('button', { name: 'Save without signing' }).count(), 0);
       await screenshot(page, 'wallet-owner-signed');
+      // The signed policy does not allow the key's destruction: revoking shows the API's refusal and how to allow it.
+      const retire = page.locator('section[aria-labelledby="retire-title"]');
+      await retire.getByRole('button', { name: 'Revoke wallet' }).click();
+      await retire.getByRole('alert').getByText('key_destruction_not_allowed', { exact: true }).waitFor();
+      assert.match(await retire.getByRole('alert').innerText(), /does not allow its key to be destroyed/);
+      assert.match(await retire.getByTestId('key-destruction-hint').innerText(), /"allow_key_destruction": true/);
     } finally {
       await context.close();
     }

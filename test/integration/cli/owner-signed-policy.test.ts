@@ -57,11 +57,14 @@ describe('xx: owner-signed policies (CLI subprocess, HTTP, PostgreSQL, SoftHSM, 
 
     // A compromised API: its copy of the policy loosened to nothing. The signer still refuses 1.5 USD.
     const walletId: string = init.wallets[0].id;
+    const { policy: signed } = await t.db.knex('wallets').where({ id: walletId }).first('policy');
     await t.db.knex('wallets').where({ id: walletId }).update({ policy: {} });
     const refused = await pay(agentPat(env, init.agent_id), walletId, 1.5);
     assert.equal(refused.status, 403, JSON.stringify(refused.body));
     assert.deepEqual([refused.body.error_code, refused.body.decided_by], ['policy_denied', 'signer']);
     assert.match(refused.body.decision_id, /^pd_/);
+    // The copy put back as signed: `wallet policy set` below builds on it (a rewritten one it refuses).
+    await t.db.knex('wallets').where({ id: walletId }).update({ policy: signed });
   });
 
   it('wallet policy show and set: the next version signed with the seed, enforced by the signer', async () => {

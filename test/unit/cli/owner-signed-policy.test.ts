@@ -3,7 +3,9 @@
  * sign recovers to the seed's key over exactly the policy, wallet and version given (and over nothing else);
  * a key that is not the wallet's recorded authority is refused before anything is signed; an owner who signed in
  * with Solana signs the Ed25519 statement of the same document with the seed's Solana key; the policy `set`
- * builds from `--file` and the per-rule flags is the checked, canonical one, and a bad one exits 2 naming the flag.
+ * builds from `--file` and the per-rule flags (`--key-destruction` included) is the checked, canonical one, and a
+ * bad one exits 2 naming the flag before the current policy is read; the API's copy of an owner-signed policy is
+ * built on only when it hashes to the signer's (`policy_copy_mismatch` otherwise).
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -13,7 +15,7 @@ import { base58 } from '@scure/base';
 import { hexToBytes, recoverTypedDataAddress } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { policyStatementBytes } from '../../../policy/policy-statement.js';
-import { policyTypedData } from '../../../policy/signed-policy.js';
+import { policyDocumentHash, policyTypedData } from '../../../policy/signed-policy.js';
 import type { OwnerPolicy } from '../../../src/shared/api-responses/pay-responses.js';
 import { describeAuthority, describeOwnerPolicy } from '../../../src/shared/describe-owner-policy.js';
 import {
@@ -22,6 +24,7 @@ import {
   signPolicyBody,
   signPolicyStatement,
 } from '../../../src/cli/commands/account/owner-signed-policy.js';
+import { provenPolicyCopy } from '../../../src/cli/commands/account/policy-copy.js';
 import { policyFromFlags } from '../../../src/cli/commands/account/wallet-policy-commands.js';
 import { CliError } from '../../../src/cli/core/cli-error.js';
 import { fileTempDir } from '../../support/temp-dirs.js';
@@ -158,5 +161,66 @@ describe('xx: the owner-signed policy document (unit)', () => {
       flagOf(() => policyFromFlags(current, { file })),
       '--file',
     );
+  });
+
+  it('--key-destruction allow sets allow_key_destruction, refuse removes it; the current policy is read only after the flags are checked', () => {
+    const current = { per_tx_cap_usd: '1' };
+    assert.deepEqual(policyFromFlags(current, { keyDestruction: 'allow' }), {
+      per_tx_cap_usd: '1',
+      allow_key_destruction: true,
+    });
+    assert.deepEqual(
+      policyFromFlags({ ...current, allow_key_destruction: true }, { keyDestruction: 'refuse', maxPerPayment: '2' }),
+      { per_tx_cap_usd: '2' },
+    );
+    let read = 0;
+    const reader = () => {
+      read += 1;
+      return current;
+    };
+    assert.throws(
+      () => policyFromFlags(reader, { keyDestruction: 'yes' }),
+      (err: unknown) => err instanceof CliError && err.exitCode === 2 && err.details.flag === '--key-destruction',
+    );
+    assert.equal(read, 0, 'a bad flag is refused before the current policy is read');
+    assert.deepEqual(policyFromFlags(reader, { keyDestruction: 'Allow' }), { ...current, allow_key_destruction: true });
+    assert.equal(read, 1);
+  });
+
+  it("builds on the API's copy of an owner-signed policy only when it hashes to the signer's (policy_copy_mismatch)", () => {
+    const signed = { per_tx_cap_usd: '1', daily_cap_usd: '10' };
+    const reply = (policy: Record<string, unknown>, o: Partial<OwnerPolicy>) => ({
+      wallet_id: 'wal_0123',
+      policy,
+      owner_policy: ownerPolicy(o),
+    });
+    const held = { state: 'owner_signed' as const, version: 1, next_version: 2 };
+    const hash = policyDocumentHash(signed);
+    assert.equal(provenPolicyCopy(reply(signed, { ...held, policy_hash: hash })), signed);
+    // Keys in another order are the same canonical document.
+    const reordered = { daily_cap_usd: '10', per_tx_cap_usd: '1' };
+    assert.equal(
+      provenPolicyCopy(reply(reordered, { ...held, policy_hash: hash.toUpperCase().replace('0X', '0x') })),
+      reordered,
+    );
+    // No signed policy: nothing to compare with, the copy is what the owner first signs.
+    assert.deepEqual(provenPolicyCopy(reply({}, {})), {});
+    for (const [policy, o] of [
+      [
+        { ...signed, allow_key_destruction: true },
+        { ...held, policy_hash: hash },
+      ],
+      [{ per_tx_cap_usd: '0' }, { ...held, policy_hash: hash }],
+      [signed, { ...held, policy_hash: null }],
+    ] as const) {
+      assert.throws(
+        () => provenPolicyCopy(reply(policy, o)),
+        (err: unknown) =>
+          err instanceof CliError &&
+          err.code === 'policy_copy_mismatch' &&
+          err.exitCode === 1 &&
+          /--file/.test(err.userMessage),
+      );
+    }
   });
 });

@@ -104,14 +104,18 @@ export function signPolicyStatement(key: { secretKey: Uint8Array }, input: Polic
   return { policy: input.policy, version: input.version, issued_at: document.issuedAt, signature };
 }
 
-/** Runs `fn` with a Treasury PAT of `accountId` minted by the owner's session, revoked afterwards. */
-async function withTreasuryBearer<T>(
+/**
+ * Runs `fn` with a Treasury PAT of `accountId` minted by the owner's session (labelled `label`), revoked
+ * afterwards. Also what `xx wallet rotate|revoke` call the wallet routes with (./wallet-retire-commands.ts).
+ */
+export async function withTreasuryBearer<T>(
   owner: ApiClient,
   accountId: string,
   fn: (treasury: ApiClient) => Promise<T>,
+  label = 'xx owner-signed policy',
 ): Promise<T> {
   const minted = await owner.request('POST', '/v1/pats', {
-    body: { scope_type: 'treasury', scope_id: accountId, label: 'xx owner-signed policy', expires_in_seconds: 300 },
+    body: { scope_type: 'treasury', scope_id: accountId, label, expires_in_seconds: 300 },
     reply: createdPatSchema,
   });
   try {

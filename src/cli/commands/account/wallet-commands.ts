@@ -2,7 +2,8 @@
  * `xx wallet {generate,import,list,export,delete,balance}`: self-custody seeds in encrypted keystores (one file per
  * name under the seeds directory; `default` is the one `init` uses). Only `export` shows a recovery phrase,
  * after a confirmation (or `--yes` without a TTY), and only with the passphrase. `xx wallet policy {show,set}`
- * (a managed wallet's owner-signed policy) lives in ./wallet-policy-commands.ts.
+ * (a managed wallet's owner-signed policy) lives in ./wallet-policy-commands.ts, `xx wallet {rotate,revoke}`
+ * (a managed wallet's key destroyed) in ./wallet-retire-commands.ts.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -17,6 +18,7 @@ import { keystorePath, passphraseFor } from './init-command.js';
 import { keystoreSchema, openMnemonic, sealMnemonic } from './seed-keystore.js';
 import { walletBalance } from './self-custody-commands.js';
 import { registerWalletPolicyCommands } from './wallet-policy-commands.js';
+import { registerWalletRetireCommands } from './wallet-retire-commands.js';
 
 interface NameOpts {
   name?: string;
@@ -150,4 +152,5 @@ export function registerWalletCommands(program: Command, contextOf: ContextOf): 
     remove,
   ).option('--yes', 'confirm without a prompt');
   registerWalletPolicyCommands(wallet, contextOf);
+  registerWalletRetireCommands(wallet, contextOf);
 }

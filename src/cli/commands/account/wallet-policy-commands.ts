@@ -2,12 +2,15 @@
  * `xx wallet policy {show,set} [wal_…]` (docs/cli.md, "Owner-signed policies"): a managed wallet's policy
  * (default: the agent's first wallet). `show` reads it with the agent's credentials and says whether the
  * signer holds it owner-signed, by whom, at which version. `set` builds the new policy — the current one, or
- * `--file`'s, with `--max-per-payment` / `--daily-limit` applied — checks it with the schema the API uses, then
- * signs the owner in with the seed and has the seed's key sign it (./owner-signed-policy.ts).
+ * `--file`'s, with `--max-per-payment` / `--daily-limit` / `--key-destruction` applied — checks it with the
+ * schema the API uses, then signs the owner in with the seed and has the seed's key sign it
+ * (./owner-signed-policy.ts). The current one is the API's copy, built on only when it is the document the
+ * signer holds (./policy-copy.ts).
  *
  * Defends: an agent changing its own wallet's policy — `set` needs the owner's seed (its passphrase), and the
- * signer refuses a document the wallet's authority did not sign. Does not defend: an owner who hands an agent
- * the keystore passphrase (the owner's key handed over, as for every owner command).
+ * signer refuses a document the wallet's authority did not sign; a rewritten copy of the current policy signed
+ * unnoticed (`policy_copy_mismatch`). Does not defend: an owner who hands an agent the keystore passphrase (the
+ * owner's key handed over, as for every owner command).
  */
 import type { Command } from 'commander';
 import type { WalletPolicy } from '../../../../policy/policy-schema.js';
@@ -28,37 +31,69 @@ import { act, badArgument, type ContextOf } from '../seller/seller-kit.js';
 import { capArgument, checkedPolicy, describePolicy, readPolicyFile } from './init-defaults.js';
 import { withOwnerSession } from './owner-sign-in.js';
 import { putOwnerSignedPolicy } from './owner-signed-policy.js';
+import { provenPolicyCopy } from './policy-copy.js';
 
 const WALLET_ID = /^wal_[0-9a-f]{24}$/;
-const PROFILE_FLAG = 'a credentials profile instead of XX_PAT / the active profile / the active agent';
+export const PROFILE_FLAG = 'a credentials profile instead of XX_PAT / the active profile / the active agent';
 
 export interface PolicySetOptions extends BearerFlags {
   file?: string;
   maxPerPayment?: string;
   dailyLimit?: string;
+  keyDestruction?: string;
 }
 
-/** The policy `set` signs: `--file`'s (else the current one) with the per-rule flags applied, checked. */
-export function policyFromFlags(current: Record<string, unknown>, opts: PolicySetOptions): WalletPolicy {
-  if (opts.file === undefined && opts.maxPerPayment === undefined && opts.dailyLimit === undefined)
-    throw badArgument('--file', 'give --file <policy.json>, --max-per-payment or --daily-limit');
-  const draft: Record<string, unknown> = {
-    ...((opts.file !== undefined ? readPolicyFile('--file', opts.file) : current) as Record<string, unknown>),
-  };
+/** `--key-destruction allow` sets `allow_key_destruction: true`, `refuse` removes it (the field is stored only when true). */
+function keyDestructionArgument(raw: string): boolean {
+  const value = raw.trim().toLowerCase();
+  if (value === 'allow' || value === 'refuse') return value === 'allow';
+  throw badArgument('--key-destruction', `allow or refuse, got "${raw}"`);
+}
+
+/**
+ * The policy `set` signs: `--file`'s (else the current one) with the per-rule flags applied, checked. The
+ * flags are checked first: `current` may be a reader (./policy-copy.ts), asked only without `--file`.
+ */
+export function policyFromFlags(
+  current: Record<string, unknown> | (() => Record<string, unknown>),
+  opts: PolicySetOptions,
+): WalletPolicy {
+  if (
+    opts.file === undefined &&
+    opts.maxPerPayment === undefined &&
+    opts.dailyLimit === undefined &&
+    opts.keyDestruction === undefined
+  )
+    throw badArgument('--file', 'give --file <policy.json>, --max-per-payment, --daily-limit or --key-destruction');
+  const edits: [field: string, value: unknown][] = [];
   for (const [flag, raw, field] of [
     ['--max-per-payment', opts.maxPerPayment, 'per_tx_cap_usd'],
     ['--daily-limit', opts.dailyLimit, 'daily_cap_usd'],
   ] as const) {
-    if (raw === undefined) continue;
-    const cap = capArgument(flag, raw);
-    if (cap === null) delete draft[field];
-    else draft[field] = cap;
+    if (raw !== undefined) edits.push([field, capArgument(flag, raw)]);
+  }
+  if (opts.keyDestruction !== undefined)
+    edits.push(['allow_key_destruction', keyDestructionArgument(opts.keyDestruction) ? true : null]);
+  const draft: Record<string, unknown> = {
+    ...((opts.file !== undefined
+      ? readPolicyFile('--file', opts.file)
+      : typeof current === 'function'
+        ? current()
+        : current) as Record<string, unknown>),
+  };
+  // null removes the rule (`none`, `refuse`): a cap and the flag are stored only when set.
+  for (const [field, value] of edits) {
+    if (value === null) delete draft[field];
+    else draft[field] = value;
   }
   return checkedPolicy(opts.file !== undefined ? '--file' : '--max-per-payment', draft);
 }
 
-/** The wallet named (or the agent's first), read with the agent's credentials, and a client bearing them. */
-async function targetWallet(
+/**
+ * The wallet named (or the agent's first), read with the agent's credentials, and a client bearing them. Also
+ * how `xx wallet rotate|revoke` find the wallet's account (./wallet-retire-commands.ts).
+ */
+export async function targetWallet(
   ctx: CliContext,
   flags: BearerFlags,
   ref: string | undefined,
@@ -114,7 +149,7 @@ async function set(ctx: CliContext, ref: string | undefined, opts: PolicySetOpti
   const current = await ctx.spin('Reading the policy', () =>
     client.request('GET', `/v1/wallets/${wallet.id}/policy`, { reply: walletPolicyReplySchema }),
   );
-  const policy = policyFromFlags(current.policy, opts);
+  const policy = policyFromFlags(() => provenPolicyCopy(current), opts);
   const held = await withOwnerSession(ctx, '`xx wallet policy set`', (owner, _grant, seed) =>
     ctx.spin('Signing the policy', () => putOwnerSignedPolicy(owner, seed, wallet, policy)),
   );
@@ -137,6 +172,10 @@ export function registerWalletPolicyCommands(wallet: Command, contextOf: Context
     .option('--file <policy.json>', 'the whole policy, as JSON (else the current one is changed)')
     .option('--max-per-payment <usd|none>', 'the per-payment cap (none: no cap)')
     .option('--daily-limit <usd|none>', 'the daily cap (none: no cap)')
+    .option(
+      '--key-destruction <allow|refuse>',
+      "whether a rotation or revocation may destroy the wallet's key (allow_key_destruction)",
+    )
     .option('--profile <name>', PROFILE_FLAG)
     .action(act(contextOf, (ctx, o: PolicySetOptions, [ref]) => set(ctx, ref, o)));
 }
