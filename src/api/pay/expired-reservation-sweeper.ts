@@ -3,7 +3,11 @@
  * (killed, crashed, its own releases lost with it) leaves its reservations counted in the wallet's windows.
  * Once such an authorization has expired — its `valid_before` more than `graceSeconds` in the past — no
  * signature of it, had one been made, can move funds (the token refuses it), so its spend is given back
- * (`payment.released`, reason `expired_unsigned`; ./store/release-reservation.ts).
+ * (`payment.released`, reason `expired_unsigned`; ./store/release-reservation.ts). A Solana payment has no
+ * `validBefore` the chain enforces: its `valid_before` is the x402 timeout, while its transaction can land until its
+ * blockhash expires (about 150 slots, a minute or more after the block it was read at, which may be up to the
+ * reuse age before the payment: ./solana/recent-blockhash.ts). So a Solana reservation waits
+ * `SOLANA_LANDING_SECONDS` more.
  *
  * Defends: caps eaten by payments that never happened; this process deciding the wallet's next payment on what
  * it remembered from before the release (`onReleased`: the pay path forgets it). Every API process may sweep:
@@ -46,6 +50,13 @@ interface ExpiredRow {
 
 export const SWEEPER_ACTOR = 'treasury-sweeper';
 
+/**
+ * How much longer than `graceSeconds` a Solana reservation waits past its `valid_before`: a blockhash's 150 slots
+ * (60–90 s at 400–600 ms a slot) from a block read at most a few seconds before the payment, with room to spare —
+ * its `valid_before` is at least six seconds ahead of the payment (./authorization-terms.ts).
+ */
+export const SOLANA_LANDING_SECONDS = 120;
+
 export class ExpiredReservationSweeper {
   private sweptUpTo: number | undefined;
   private readonly graceSeconds: number;
@@ -77,13 +88,18 @@ export class ExpiredReservationSweeper {
 
   private async sweepOnce(): Promise<number> {
     const cutoff = Math.floor(this.clock().getTime() / 1000) - this.graceSeconds;
-    const from = this.sweptUpTo ?? cutoff - this.lookbackSeconds;
+    // Solana rows expire later; the range swept up to is theirs, so an EVM row past it may be read again (by then
+    // it is no longer `reserved`, and a release acts only on a row still reserved).
+    const solanaCutoff = cutoff - SOLANA_LANDING_SECONDS;
+    const from = this.sweptUpTo ?? solanaCutoff - this.lookbackSeconds;
     if (cutoff <= from) return 0;
     const rows = (
       await this.knex.raw(
         `SELECT id, wallet_id, decision_id, amount_micro, nonce, actor, created_at, valid_before FROM authorizations
-        WHERE valid_before > ? AND valid_before <= ? AND status = 'reserved' ORDER BY valid_before LIMIT ?`,
-        [from, cutoff, this.batch],
+        WHERE valid_before > ? AND valid_before <= ? AND status = 'reserved'
+          AND (network NOT LIKE 'solana:%' OR valid_before <= ?)
+        ORDER BY valid_before LIMIT ?`,
+        [from, cutoff, solanaCutoff, this.batch],
       )
     ).rows as ExpiredRow[];
     let released = 0;
@@ -113,7 +129,7 @@ export class ExpiredReservationSweeper {
       }
     }
     // A full batch may have left some: the same range is read again next time (released rows no longer match).
-    if (rows.length < this.batch) this.sweptUpTo = cutoff;
+    if (rows.length < this.batch) this.sweptUpTo = solanaCutoff;
     return released;
   }
 }

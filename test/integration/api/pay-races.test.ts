@@ -552,4 +552,45 @@ describe('pay races and crash safety (two API processes, one PostgreSQL)', funct
     assert.equal(await spent(), '100000');
     assert.equal((await verifyAuditChain(db.knex, wallet.id)).ok, true);
   });
+
+  it("a Solana reservation is swept only once its transaction's blockhash cannot land any more, an EVM one after the grace", async () => {
+    const { buyer, wallet } = await cappedBuyerWallet();
+    for (const amount of ['100000', '200000'])
+      await payLostToCrash('kill_after_pay_reserve', wallet.id, { payment_requirements: requirements(amount) }, buyer);
+    const rows = await db.knex('authorizations').where({ wallet_id: wallet.id }).orderBy('created_at');
+    assert.deepEqual(
+      rows.map((r) => r.status),
+      ['reserved', 'reserved'],
+    );
+    // The second stands for a Solana payment's reservation: its valid_before is the x402 timeout, while its
+    // transaction may land until its blockhash expires. Only the sweeper's reading of the row matters here.
+    const validBefore = Number(rows[0].valid_before);
+    await db
+      .knex('authorizations')
+      .where({ id: rows[1].id })
+      .update({
+        network: 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1',
+        asset: '4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU',
+        from_address: 'GsbwXfJraMomNxBcjYLcG3mxkBUiyWXAB32fGbSMQRdW',
+        to_address: '9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM',
+        valid_before: String(validBefore),
+      });
+    const metrics = createTreasuryMetrics();
+    let secondsPast = 100;
+    const clock = () => new Date((validBefore + secondsPast) * 1000);
+    const statuses = async () =>
+      (await db.knex('authorizations').where({ wallet_id: wallet.id }).orderBy('created_at')).map((r) => r.status);
+
+    // 100 s past valid_before: past the 60-s grace, inside a blockhash's lifetime beyond it.
+    const sweeper = new ExpiredReservationSweeper(db.knex, metrics, clock, { lookbackSeconds: 3_600 });
+    assert.equal(await sweeper.sweep(), 1);
+    assert.deepEqual(await statuses(), ['released', 'reserved'], 'the Solana reservation still counts');
+    assert.equal(await daySpentMicro(db.knex, wallet.id), '200000');
+    // The same sweeper, past the grace and the landing time: the range it swept up to was the Solana rows' own.
+    secondsPast = 181;
+    assert.equal(await sweeper.sweep(), 1);
+    assert.deepEqual(await statuses(), ['released', 'released']);
+    assert.equal(await daySpentMicro(db.knex, wallet.id), '0');
+    assert.equal((await verifyAuditChain(db.knex, wallet.id)).ok, true);
+  });
 });
