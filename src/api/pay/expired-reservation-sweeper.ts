@@ -15,7 +15,9 @@
  * that expired since the previous one (a BRIN index on valid_before keeps that to the newest block ranges); the
  * first sweep of a process looks back `lookbackSeconds`.
  * Does not defend: reservations that expired before a process's first look-back (an API stopped for longer
- * than that): docs/runbooks/database-unavailable.md lists them.
+ * than that): docs/runbooks/database-unavailable.md lists them. A Solana chain that stops producing blocks keeps
+ * a blockhash valid past `SOLANA_LANDING_SECONDS` (its lifetime is counted in blocks, not seconds): a reservation
+ * swept meanwhile whose transaction was signed could still land when the chain resumes.
  */
 import type { Knex } from 'knex';
 import { formatUsd } from '../../../policy/money.js';
