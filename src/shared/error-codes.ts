@@ -208,6 +208,11 @@ export const ERROR_CODES = {
   ledger_conflict: { status: 409, message: 'That transaction is already in the ledger under another seller.' },
   seller_suspended: { status: 403, message: 'This seller is suspended; resume it to sell again.' },
   wallet_revoked: { status: 410, message: 'This wallet is revoked; every operation on it is refused.' },
+  cross_site_request: {
+    status: 403,
+    message:
+      "A browser sent this request for a page of another site; Treasury's sign-in and catalogue routes answer only their own pages and non-browser clients.",
+  },
   rate_limited: {
     status: 429,
     message: 'Too many requests from this address or token; retry after retry_after_seconds.',

@@ -152,6 +152,45 @@ describe('rate limits (HTTP, PostgreSQL, SoftHSM)', function () {
       assert.equal(mixed.filter((a) => a.status === 429).length, 1);
     });
 
+    it("another site's page spends none of the owner's address's sign-in or catalogue allowance: 403 cross_site_request, uncounted", async () => {
+      const client = `${fresh()}::8`;
+      const crossSite = (headers: Record<string, string>) => ({
+        headers: { ...from(client).headers, 'sec-fetch-mode': 'no-cors', ...headers },
+      });
+      // A page elsewhere fires simple requests (text/plain, no preflight) at the sign-in and catalogue routes.
+      for (const site of ['cross-site', 'same-site', 'CROSS-SITE']) {
+        for (const [method, path] of [
+          ['POST', '/v1/identity/nonce'],
+          ['POST', '/v1/identity/init'],
+          ['GET', '/discovery/resources'],
+          ['GET', '/Discovery/Search/'],
+        ] as const) {
+          for (let i = 0; i < 8; i++) {
+            const res = await t.request(
+              method,
+              path,
+              crossSite({ 'sec-fetch-site': site, 'content-type': 'text/plain' }),
+            );
+            assert.equal(res.status, 403, `${site} ${method} ${path}`);
+            assert.equal(res.body.error_code, 'cross_site_request');
+            assert.equal(res.body.bucket, path.toLowerCase().includes('discovery') ? 'discovery' : path.split('/')[3]);
+          }
+        }
+      }
+      // The owner, from the same address, is served: the CLI (no Sec-Fetch-*), the dashboard (same-origin), a
+      // top-level navigation from elsewhere to the catalogue.
+      const session = await sessionFrom(client);
+      assert.ok(session);
+      const dashboard = await t.request('POST', '/v1/identity/nonce', crossSite({ 'sec-fetch-site': 'same-origin' }));
+      assert.equal(dashboard.status, 201);
+      const navigation = await t.request(
+        'GET',
+        '/discovery/resources',
+        crossSite({ 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'navigate', 'sec-fetch-dest': 'document' }),
+      );
+      assert.equal(navigation.status, 200);
+    });
+
     it('sign-ins are limited per address: no account or key is created past the limit', async () => {
       const client = `${fresh()}::7`;
       const accountsBefore = Number((await t.db.knex('accounts').count({ n: '*' }).first())!.n);

@@ -46,6 +46,7 @@ import { AppError } from '../../errors/app-error.js';
 import type { TreasuryMetrics } from '../../metrics/treasury-metrics.js';
 import { BoundedWindowCounter } from './bounded-window-counter.js';
 import { clientAddressOf, type TrustedProxy } from './client-address.js';
+import { isCrossSiteSubresource } from './cross-site-request.js';
 
 export type RateLimitBucket = 'nonce' | 'init' | 'token' | 'pay' | 'discovery' | 'auth_failure' | 'auth_failure_token';
 
@@ -182,7 +183,8 @@ function bearerKey(bearer: string): string {
 }
 
 /**
- * Counts the sign-in routes and the public catalogue per client address, before the body is read. The router matches paths
+ * Counts the sign-in routes and the public catalogue per client address, before the body is read; a browser's
+ * cross-site request to them is refused (403 `cross_site_request`) uncounted (./cross-site-request.ts). The router matches paths
  * case-insensitively and with a trailing slash, so the lookup does too. A request with a bearer is refused
  * before any lookup when that bearer spent its refusals; its refusal is counted against the bearer and the
  * address, and answered 429 once the address spent its own.
@@ -193,7 +195,11 @@ export function rateLimitByAddress(limits: RateLimits, trustedProxies: readonly 
     // HEAD is served by the GET routes, so it counts as GET.
     const method = ctx.method === 'HEAD' ? 'GET' : ctx.method;
     const bucket = ADDRESS_BUCKETS.get(`${method} ${ctx.path.toLowerCase().replace(/\/+$/, '')}`);
-    if (bucket) await limits.consume(bucket, clientAddressOf(ctx, trustedProxies));
+    if (bucket) {
+      // Refused before it is counted: another site's page must not spend the owner's address's allowance.
+      if (isCrossSiteSubresource(ctx)) throw new AppError('cross_site_request', { fields: { bucket } });
+      await limits.consume(bucket, clientAddressOf(ctx, trustedProxies));
+    }
     const bearer = ctx.get('authorization');
     if (bearer === '') return next();
     // With no refused bearer counted within a window (the usual case) the bearer is not even hashed.
