@@ -3,11 +3,13 @@
  * without a sound root KEK; the AWS KMS backend starts without calling KMS, and answers
  * `backend_unavailable` while KMS cannot be reached) → unix-socket server → optional loopback /metrics → one `signer ready` log line.
  * With TREASURY_SIGNER_LIMITS_STATE_FILE, the per-wallet windows are read back before serving and saved
- * while running. SIGTERM/SIGINT close, in order and each bounded (base/closeables.ts,
- * base/shutdown-signals.ts): the metrics listener; the socket (stop accepting, finish accepted requests,
- * remove the socket file); the limits saver (its timer, then a last save); the policy store's connections
- * (when TREASURY_SIGNER_DATABASE_URL set one up: ./owner-policy/); the parent watch; the HSM
- * sessions and the module. Every step is attempted and logged with its duration and outcome; exit 0, or 1
+ * while running. With a policy store, its generation is checked against TREASURY_SIGNER_STORE_WATERMARK_FILE
+ * before serving: a store older than this signer has seen (restored from a backup) stops the start
+ * (./owner-policy/store-watermark.ts), as does a store placed in the API's database.
+ * SIGTERM/SIGINT close, in order and each bounded (base/closeables.ts, base/shutdown-signals.ts): the
+ * metrics listener; the socket (stop accepting, finish accepted requests, remove the socket file); the limits
+ * saver (its timer, then a last save); the policy store's connections (when TREASURY_SIGNER_DATABASE_URL set
+ * one up: ./owner-policy/); the parent watch; the HSM sessions and the module. Every step is attempted and logged with its duration and outcome; exit 0, or 1
  * if any step failed. A second signal exits at once.
  *
  * Protects against: starting half-configured (exit 1 with a message naming what is wrong), secrets in
@@ -27,6 +29,8 @@ import { createSignerMetrics, serveSignerMetrics, type SignerMetrics } from './m
 import { SignerServer } from './server/signer-server.js';
 import { LOOK_BACK_SECONDS, OwnerPolicies } from './owner-policy/owner-policies.js';
 import { PgOwnerPolicyStore } from './owner-policy/pg-owner-policy-store.js';
+import { StorePlacementError } from './owner-policy/store-placement.js';
+import { StoreWatermark, StoreWatermarkError } from './owner-policy/store-watermark.js';
 import { SignerService } from './signer-service.js';
 import { closeable, type Closeable } from '../base/closeables.js';
 import { installShutdown, watchParent } from '../base/shutdown-signals.js';
@@ -62,7 +66,7 @@ async function main(): Promise<void> {
     await backend.close();
     throw err;
   }
-  const ownerPolicies = await openOwnerPolicies(config, metrics, backend);
+  const ownerPolicies = await openOwnerPolicies(config, metrics, backend, log);
   const service = new SignerService({
     backend,
     invariants: config.invariants,
@@ -116,27 +120,41 @@ async function main(): Promise<void> {
 
 /**
  * The owner-signed policies' store (./owner-policy/), migrated before the signer serves; undefined when no
- * database is configured. A store that cannot be reached or migrated stops the start (exit 1).
+ * database is configured. A store that cannot be reached or migrated, one in the API's database, or one older than
+ * the watermark file says this signer has seen, stops the start (exit 1).
  */
 async function openOwnerPolicies(
   config: SignerConfig,
   metrics: SignerMetrics,
   backend: KeyBackend,
+  log: ReturnType<typeof createLog>,
 ): Promise<OwnerPolicies | undefined> {
   const settings = config.ownerPolicies;
   if (!settings) return undefined;
+  if (settings.watermarkFile === undefined)
+    log.warn(
+      'no TREASURY_SIGNER_STORE_WATERMARK_FILE (nor TREASURY_SIGNER_LIMITS_STATE_FILE beside which it is kept): a policy store restored from an older backup is not refused at start',
+    );
+  const watermark =
+    settings.watermarkFile === undefined
+      ? undefined
+      : new StoreWatermark({ file: settings.watermarkFile, acceptGeneration: settings.acceptStoreGeneration, log });
   const store = new PgOwnerPolicyStore({
     connectionString: settings.databaseUrl,
     poolMax: settings.poolMax,
     openSpendLeaseMs: settings.openSpendLeaseMs,
     lookBackSeconds: LOOK_BACK_SECONDS,
     decidedOn: (source, wallets) => metrics.spendStates.inc({ source }, wallets),
+    ...(watermark ? { watermark } : {}),
+    log,
   });
   try {
     await store.prepare();
   } catch (err) {
     await store.close().catch(() => undefined);
     await backend.close();
+    // Refusals of the store itself say what they mean, whole.
+    if (err instanceof StoreWatermarkError || err instanceof StorePlacementError) throw err;
     throw new Error(`the signer's policy store cannot be prepared: ${describeStoreError(err)}`);
   }
   return new OwnerPolicies({
@@ -218,6 +236,7 @@ function readyFields(config: SignerConfig) {
     max_per_signature: String(config.invariants.maxValue),
     wallet_limits: Object.fromEntries(config.walletLimits.map((l) => [l.name, String(l.max)])),
     limits_state_file: config.limitsStateFile ?? null,
+    store_watermark_file: config.ownerPolicies?.watermarkFile ?? null,
     owner_policies: config.ownerPolicies ? 'on' : 'off',
     policy_approver: config.ownerPolicies?.approver ?? null,
     metrics_port: config.metricsPort ?? null,

@@ -305,7 +305,7 @@ export function loadSignerConfig(env: NodeJS.ProcessEnv = process.env): SignerCo
     maxQueue: e.TREASURY_SIGNER_MAX_QUEUE,
     logLevel: e.TREASURY_SIGNER_LOG_LEVEL,
     exitWithParent: e.TREASURY_EXIT_WITH_PARENT === '1',
-    ownerPolicies: parseOwnerPolicyConfig(e),
+    ownerPolicies: parseOwnerPolicyConfig(e, e.TREASURY_SIGNER_LIMITS_STATE_FILE),
   });
 }
 

@@ -3,7 +3,8 @@
  * (TREASURY_SIGNER_LIMITS_STATE_FILE): read and validated at start, written at start (so an unwritable path
  * stops the signer before it serves), then every second when something changed, and on shutdown. Each
  * write goes to a temporary file (0600) renamed over the old one: a crash leaves the old or the new state,
- * never half of one.
+ * never half of one. The temporary file is created exclusively (`wx`) after any leftover is unlinked: a file or
+ * symlink planted at its path is removed or refused, never followed.
  *
  * Wallets are keyed as ./wallet-limiter.ts keys them: an EVM wallet by its lower-case 0x address, a Solana
  * wallet by its base58 address as spelled (32 bytes, checked by the protocol's own `solanaAddressSchema`). The
@@ -119,7 +120,9 @@ export function writeLimitsState(file: string, snapshot: LimiterSnapshot): void 
       `a wallet key would not read back from TREASURY_SIGNER_LIMITS_STATE_FILE ${file}; not written`,
     );
   const tmp = `${file}.${process.pid}.tmp`;
-  fs.writeFileSync(tmp, JSON.stringify(snapshot), { mode: 0o600 });
+  // A leftover (a crash, or a symlink planted there) is unlinked, not followed; `wx` refuses one planted meanwhile.
+  fs.rmSync(tmp, { force: true });
+  fs.writeFileSync(tmp, JSON.stringify(snapshot), { mode: 0o600, flag: 'wx' });
   fs.renameSync(tmp, file);
 }
 

@@ -14,8 +14,13 @@
  * answers);
  * two batches deadlocking (rows locked in address order); bind values in logs (statements carry placeholders
  * only; pg's errors name no value).
+ * A store restored from an older snapshot: every write that binds trust (an account's authority, a wallet recorded,
+ * a signed policy accepted) raises the store's generation in its transaction, checked against the highest this process
+ * saw and, at start, against the watermark file (./store-generation.ts, ./store-watermark.ts); a database holding the
+ * API's tables is refused before migrating (./store-placement.ts).
  * Does not defend: a database the front can write (deploy it with its own role: docs/deploy-hsm.md); the spends of
- * wallets without a signed policy still queued when the process dies (docs/adr/0012, "recorded after release").
+ * wallets without a signed policy still queued when the process dies (docs/adr/0012, "recorded after release");
+ * the spends a restored store forgot (spends do not raise the generation: ./store-generation.ts).
  */
 import knexFactory from 'knex';
 import pg from 'pg';
@@ -48,6 +53,8 @@ import {
   type WalletRow,
 } from './spend-statements.js';
 import { OpenSpendLeases } from './open-spend-leases.js';
+import { readStoreGeneration, StoreGenerations, type GenerationWatermark, type StoreLog } from './store-generation.js';
+import { checkStorePlacement } from './store-placement.js';
 import { WalletTurns } from './wallet-turns.js';
 
 /**
@@ -56,6 +63,8 @@ import { WalletTurns } from './wallet-turns.js';
  */
 const stored = counterpartyKey;
 const checksummed = (address: string | null) => (address === null ? null : displayCounterparty(address));
+/** A statement that made its row (an account or wallet recorded now, not already on record): it binds trust. */
+const inserted = (result: pg.QueryResult) => result.rowCount === 1;
 
 function toRecord(row: WalletRow): WalletRecord {
   const authority =
@@ -97,6 +106,10 @@ export interface PgOwnerPolicyStoreOptions {
   lookBackSeconds: number;
   /** Told how many signed wallets' states a batch decided on, by source (./spend-state-cache.ts). */
   decidedOn?: (source: 'remembered' | 'read', wallets: number) => void;
+  /** The highest store generation seen, kept outside the store (./store-watermark.ts); unset: this process's only. */
+  watermark?: GenerationWatermark;
+  /** Told of a superuser role, a store rolled back, a watermark not written. */
+  log?: StoreLog;
 }
 
 export class PgOwnerPolicyStore implements OwnerPolicyStore {
@@ -105,6 +118,7 @@ export class PgOwnerPolicyStore implements OwnerPolicyStore {
   private readonly batchContext: SpendBatchContext;
   private readonly openSpends: OpenSpendLeases;
   private readonly unresolved = new UnresolvedSpends();
+  private readonly generations: StoreGenerations;
 
   constructor(private readonly options: PgOwnerPolicyStoreOptions) {
     this.pool = new pg.Pool({
@@ -114,6 +128,7 @@ export class PgOwnerPolicyStore implements OwnerPolicyStore {
     });
     // An idle client's error (the server went away) must not crash the signer: the next query reports it.
     this.pool.on('error', () => undefined);
+    this.generations = new StoreGenerations({ watermark: options.watermark, log: options.log });
     this.openSpends = new OpenSpendLeases({
       recordOpen: (rows) => recordOpenSpends(this.pool, rows),
       recordAnyway: (rows) => insertLockedSpends(this.pool, rows),
@@ -146,6 +161,7 @@ export class PgOwnerPolicyStore implements OwnerPolicyStore {
   }
 
   async prepare(): Promise<void> {
+    await checkStorePlacement(this.pool, this.options.log);
     const knex = knexFactory({ client: 'pg', connection: this.options.connectionString, pool: { min: 0, max: 1 } });
     try {
       await knex.migrate.latest({
@@ -156,14 +172,19 @@ export class PgOwnerPolicyStore implements OwnerPolicyStore {
     } finally {
       await knex.destroy();
     }
+    await this.generations.start(await readStoreGeneration(this.pool));
     if (this.options.openSpendLeaseMs > 0) this.openSpends.watchChanges((await policyChangesSince(this.pool, '0')).seq);
   }
 
   async recordAccount(accountKeyHash: string, authority: PolicyAuthority, proof: string | null): Promise<void> {
-    await this.pool.query(
-      `INSERT INTO signer_accounts (account_key_hash, authority_kind, authority_address, proof)
-       VALUES ($1, $2, $3, $4) ON CONFLICT (account_key_hash) DO NOTHING`,
-      [accountKeyHash, authority.kind, authority.kind === 'owner' ? stored(authority.address!) : null, proof],
+    await this.binding(
+      (client) =>
+        client.query(
+          `INSERT INTO signer_accounts (account_key_hash, authority_kind, authority_address, proof)
+           VALUES ($1, $2, $3, $4) ON CONFLICT (account_key_hash) DO NOTHING`,
+          [accountKeyHash, authority.kind, authority.kind === 'owner' ? stored(authority.address!) : null, proof],
+        ),
+      inserted,
     );
   }
 
@@ -179,10 +200,14 @@ export class PgOwnerPolicyStore implements OwnerPolicyStore {
   async recordWallet(address: string, accountKeyHash: string, authority: PolicyAuthority | null): Promise<void> {
     const key = stored(address);
     const sentAt = performance.now();
-    const { rowCount } = await this.pool.query(
-      `INSERT INTO signer_wallets (address, account_key_hash, authority_kind, authority_address)
-       VALUES ($1, $2, $3, $4) ON CONFLICT (address) DO NOTHING`,
-      [key, accountKeyHash, authority?.kind ?? null, authority?.address ? stored(authority.address) : null],
+    const { rowCount } = await this.binding(
+      (client) =>
+        client.query(
+          `INSERT INTO signer_wallets (address, account_key_hash, authority_kind, authority_address)
+           VALUES ($1, $2, $3, $4) ON CONFLICT (address) DO NOTHING`,
+          [key, accountKeyHash, authority?.kind ?? null, authority?.address ? stored(authority.address) : null],
+        ),
+      inserted,
     );
     // A row this statement made has no policy: the store's word, as a spend statement's, for a wallet's first payment.
     if (rowCount === 1 && this.options.openSpendLeaseMs > 0) this.openSpends.renew(key, sentAt);
@@ -205,7 +230,10 @@ export class PgOwnerPolicyStore implements OwnerPolicyStore {
     const resume = this.openSpends.suspend(key);
     try {
       await this.openSpends.flush();
-      const kept = await this.transaction((client) => this.storePolicy(client, key, decide));
+      const kept = await this.binding(
+        (client) => this.storePolicy(client, key, decide),
+        () => true,
+      );
       // Every other process's lease on the wallet (its own, or its last read of policy changes) began before this
       // commit: each has run out before the answer.
       await sleep(this.options.openSpendLeaseMs);
@@ -301,6 +329,22 @@ export class PgOwnerPolicyStore implements OwnerPolicyStore {
 
   private runBatch(entries: SpendEntry[]): Promise<Outcome[]> {
     return runSpendBatch(this.batchContext, entries);
+  }
+
+  /**
+   * A write that binds trust: `run`, then (when `bound` says it bound something) the store's generation raised
+   * as the transaction's last statement (./store-generation.ts: refused when the store went back under what this
+   * process saw), the commit, and the watermark told.
+   */
+  private async binding<T>(run: (client: pg.PoolClient) => Promise<T>, bound: (result: T) => boolean): Promise<T> {
+    let generation: number | undefined;
+    const result = await this.transaction(async (client) => {
+      const done = await run(client);
+      if (bound(done)) generation = await this.generations.raise(client);
+      return done;
+    });
+    if (generation !== undefined) await this.generations.committed(generation);
+    return result;
   }
 
   private async transaction<T>(run: (client: pg.PoolClient) => Promise<T>): Promise<T> {

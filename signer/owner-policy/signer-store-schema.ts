@@ -250,6 +250,24 @@ const MIGRATIONS: readonly Migration[] = [
       await replaceChecks(knex, SIGNER_SOLANA_ADDRESS_CHECKS);
     },
   },
+  {
+    // The store's generation (./store-generation.ts): one row, raised by one in the transaction of every write that
+    // binds trust (an account's authority, a wallet recorded, a signed policy accepted), so that a store restored from
+    // an older snapshot is seen to be older than a signer process has seen it. A store that already holds rows starts
+    // at their count, so a snapshot taken before this migration, with fewer of them, is older too.
+    name: '0010_store_generation',
+    async up(knex) {
+      await knex.raw(`
+        CREATE TABLE signer_store_generation (
+          only_row boolean PRIMARY KEY DEFAULT true CHECK (only_row),
+          generation bigint NOT NULL CHECK (generation >= 0)
+        );
+        INSERT INTO signer_store_generation (generation)
+          SELECT (SELECT count(*) FROM signer_accounts) + (SELECT count(*) FROM signer_wallets)
+               + (SELECT count(*) FROM signer_policy_history);
+      `);
+    },
+  },
 ];
 
 /** knex's migration source over the list above. */

@@ -72,6 +72,16 @@ export const SIGNER_ENTRIES: Entries = {
   TREASURY_SIGNER_LIMITS_STATE_FILE: {
     meaning: 'where the per-wallet windows are kept across restarts; unset: memory only',
   },
+  TREASURY_SIGNER_STORE_WATERMARK_FILE: {
+    meaning:
+      "where the highest policy-store generation this signer has seen is kept: a store restored from an older backup is refused at start (docs/backup-restore.md); back it up with the signer's host, never with the store",
+    default:
+      '`store-watermark.json` beside `TREASURY_SIGNER_LIMITS_STATE_FILE`; neither set: none (a warning at start)',
+  },
+  TREASURY_SIGNER_ACCEPT_STORE_GENERATION: {
+    meaning:
+      "start once on a policy store older than the watermark file: the store's exact generation, as the refusal names it (each value is accepted once); remove it afterwards",
+  },
   TREASURY_SIGNER_MAX_VALIDITY_SECONDS: { meaning: 'longest validity window of a signed authorization' },
   TREASURY_SIGNER_METRICS_PORT: { meaning: "loopback port for the signer's `/metrics`; unset: none" },
   TREASURY_SIGNER_IDLE_TIMEOUT_SECONDS: { meaning: 'an idle client connection is closed after this long' },

@@ -1,7 +1,8 @@
 /**
  * Shared pieces of the signer integration tests: a valid EIP-3009 authorization builder (override one
  * field), a raw socket that speaks frames byte by byte, a /metrics reader, signing operations on one
- * account of a test signer, and a signer store database migrated as a signer migrates it at start.
+ * account of a test signer, a signer store database migrated as a signer migrates it at start, and snapshots of a
+ * store restored as a backup would be.
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -9,6 +10,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { ed25519 } from '@noble/curves/ed25519.js';
+import pg from 'pg';
 import { bytesToHex } from 'viem';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import { createSiweMessage } from 'viem/siwe';
@@ -20,7 +22,7 @@ import { encodeFrame, FrameDecoder } from '../../../signer/protocol/frame-codec.
 import { startTestSigner, type TestSigner } from '../../support/signer-harness.js';
 import { PgOwnerPolicyStore } from '../../../signer/owner-policy/pg-owner-policy-store.js';
 import { siwsAttestation, type SolanaSigner } from '../../support/sign-in.js';
-import { createSignerDatabase, type SignerDatabase } from '../../support/test-database.js';
+import { createSignerDatabase, testPostgres, type SignerDatabase } from '../../support/test-database.js';
 
 export const BASE_SEPOLIA_USDC = {
   name: 'USDC',
@@ -233,6 +235,56 @@ export async function migratedSignerStore(): Promise<SignerDatabase> {
     await policies.close();
   }
   return store;
+}
+
+/**
+ * Snapshots of a signer store's database, as a backup taken and restored would be (`CREATE DATABASE … TEMPLATE`:
+ * nothing may be connected to the database copied), made and dropped by the server's superuser; `drop()` removes
+ * them (before the store's own `drop()`, which drops the role that owns them).
+ */
+export function storeSnapshots(store: SignerDatabase) {
+  const name = new URL(store.connectionString).pathname.slice(1);
+  const made: string[] = [];
+  const admin = async (statements: string[]) => {
+    const client = new pg.Client({ connectionString: (await testPostgres()).urlFor('postgres') });
+    await client.connect();
+    try {
+      for (const statement of statements) await client.query(statement);
+    } finally {
+      await client.end();
+    }
+  };
+  return {
+    /** A copy of the store as it is now (no connection to it may be open). */
+    async take(): Promise<string> {
+      const copy = `${name}_snap${made.length}`;
+      made.push(copy);
+      await admin([`CREATE DATABASE ${copy} TEMPLATE ${name} OWNER ${store.role}`]);
+      return copy;
+    },
+    /** The store replaced by `copy` (connections to the store are ended; `copy` is kept for another restore). */
+    async restore(copy: string): Promise<void> {
+      await admin([
+        `DROP DATABASE ${name} WITH (FORCE)`,
+        `CREATE DATABASE ${name} TEMPLATE ${copy} OWNER ${store.role}`,
+        `REVOKE ALL ON DATABASE ${name} FROM PUBLIC`,
+      ]);
+    },
+    async drop(): Promise<void> {
+      await admin(made.map((copy) => `DROP DATABASE IF EXISTS ${copy} WITH (FORCE)`));
+    },
+  };
+}
+
+/** The store's generation now (migration 0010_store_generation), read as the signer's role. */
+export async function storeGeneration(store: SignerDatabase): Promise<number> {
+  const client = new pg.Client({ connectionString: store.connectionString });
+  await client.connect();
+  try {
+    return Number((await client.query('SELECT generation FROM signer_store_generation')).rows[0].generation);
+  } finally {
+    await client.end();
+  }
 }
 
 /**

@@ -3,7 +3,7 @@
  * reads back, for an EVM wallet (0x, lower-case) and a Solana wallet (its base58 address, kept as spelled) alike,
  * and a limiter restored from it still refuses what the saved windows hold; a snapshot whose wallet key is
  * neither is never written (the previous file stays, no temporary file is left), and a file holding one is
- * refused at read.
+ * refused at read; a symlink planted at its temporary path is never followed.
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -69,5 +69,18 @@ describe('signer limits state file', () => {
       assert.throws(() => readLimitsState(file), refusedAs('not_a_state_file'), key);
     }
     assert.equal(readLimitsState(path.join(fileTempDir('treasury-limits-state-'), 'absent.json')), undefined);
+  });
+
+  it('never follows a symlink planted at its temporary path: the link goes, its target is untouched', () => {
+    const file = stateFile();
+    const target = path.join(fileTempDir('treasury-limits-victim-'), 'victim');
+    fs.writeFileSync(target, 'not yours', { mode: 0o600 });
+    fs.symlinkSync(target, `${file}.${process.pid}.tmp`);
+    const snapshot: LimiterSnapshot = { v: 1, wallets: { [SOLANA]: { wallet_signatures_minute: [[1, '1']] } } };
+    writeLimitsState(file, snapshot);
+    assert.equal(fs.readFileSync(target, 'utf8'), 'not yours');
+    assert.equal(fs.lstatSync(file).isFile(), true);
+    assert.deepEqual(readLimitsState(file), snapshot);
+    assert.deepEqual(fs.readdirSync(path.dirname(file)), [path.basename(file)]);
   });
 });

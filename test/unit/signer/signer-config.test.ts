@@ -248,4 +248,24 @@ describe('signer configuration', () => {
     );
     refused({ ...base, TREASURY_KMS_ACCESS_KEY_ID: 'AKIDEXAMPLE' }, /TREASURY_KMS_ACCESS_KEY_ID is not read/);
   });
+
+  it("keeps the policy store's watermark beside the limits state file unless named; one exact generation accepted", () => {
+    const store = { ...base, TREASURY_SIGNER_DATABASE_URL: 'postgres://signer@127.0.0.1/signer' };
+    assert.equal(loadSignerConfig(store).ownerPolicies?.watermarkFile, undefined);
+    const beside = loadSignerConfig({ ...store, TREASURY_SIGNER_LIMITS_STATE_FILE: '/var/lib/s/limits-state.json' });
+    assert.equal(beside.ownerPolicies?.watermarkFile, '/var/lib/s/store-watermark.json');
+    const named = loadSignerConfig({
+      ...store,
+      TREASURY_SIGNER_LIMITS_STATE_FILE: '/var/lib/s/limits-state.json',
+      TREASURY_SIGNER_STORE_WATERMARK_FILE: '/srv/w.json',
+      TREASURY_SIGNER_ACCEPT_STORE_GENERATION: '42',
+    });
+    assert.deepEqual(
+      [named.ownerPolicies?.watermarkFile, named.ownerPolicies?.acceptStoreGeneration],
+      ['/srv/w.json', 42],
+    );
+    refusedNaming(store, { TREASURY_SIGNER_ACCEPT_STORE_GENERATION: ['-1', '01', 'any', '1e3', ''] });
+    refused({ ...base, TREASURY_SIGNER_ACCEPT_STORE_GENERATION: '3' }, /needs TREASURY_SIGNER_DATABASE_URL/);
+    refused({ ...base, TREASURY_SIGNER_STORE_WATERMARK_FILE: '/srv/w.json' }, /needs TREASURY_SIGNER_DATABASE_URL/);
+  });
 });
