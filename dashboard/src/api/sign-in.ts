@@ -3,12 +3,18 @@
  * this page's host and origin (as POST /v1/identity/init requires), `personal_sign`, then the session grant —
  * and the CLI handoff: the single-use agent PAT of `xx dashboard`, exchanged for a session at once
  * (POST /v1/identity/exchange-pat). Sign-out ends the session on the server (POST /v1/auth/logout).
+ *
+ * Defends: a session left live on the server once this page no longer holds it. A sign-in (or a handoff) that
+ * replaces a session ends the one it replaces as sign-out does — the Treasury PATs minted for it revoked
+ * (./wallet-access.ts), then logged out — only once the new one is granted, so a refused or cancelled sign-in
+ * leaves the current session as it was. Does not defend: an old session whose logout fails (best effort there:
+ * the new session is kept and the old one lasts until it expires); a tab closed or reloaded while signed in.
  */
 import { getAddress, toHex } from 'viem';
 import { createSiweMessage } from 'viem/siwe';
 import type { IdentityNonce, SessionGrant } from '../../../src/shared/api-responses/identity-responses';
 import { api, bearer, reply } from './client';
-import { getSession, setSession } from './session';
+import { getSession, setSession, type Session } from './session';
 import { forgetServicePat } from './seller-access';
 import { revokeMinted } from './wallet-access';
 
@@ -42,7 +48,7 @@ export async function signInWithWallet(): Promise<void> {
   const grant = await reply<SessionGrant>(
     api.POST('/v1/identity/init', { body: { message, signature, chain: 'evm' } }),
   );
-  setSession({
+  await replaceSession({
     token: grant.session,
     origin: 'sign_in',
     accountId: grant.account_id,
@@ -54,7 +60,7 @@ export async function signInWithWallet(): Promise<void> {
 
 export async function exchangeHandoffPat(pat: string): Promise<void> {
   const grant = await reply<SessionGrant>(api.POST('/v1/identity/exchange-pat', { headers: bearer(pat) }));
-  setSession({
+  await replaceSession({
     token: grant.session,
     origin: 'pat_exchange',
     accountId: grant.account_id,
@@ -64,12 +70,25 @@ export async function exchangeHandoffPat(pat: string): Promise<void> {
 }
 
 export async function signOut(): Promise<void> {
-  if (!getSession()) return;
+  const session = getSession();
+  if (!session) return;
   try {
-    await revokeMinted();
-    await reply(api.POST('/v1/auth/logout'));
+    await endSession(session);
   } finally {
     forgetServicePat();
     setSession(null);
   }
+}
+
+/** Ends `session` on the server: revokes the Treasury PATs minted for it, then logs it out with its own bearer. */
+async function endSession(session: Session): Promise<void> {
+  await revokeMinted(session);
+  await reply(api.POST('/v1/auth/logout', { headers: bearer(session.token) }));
+}
+
+/** Holds `next`, ending the session it replaces first (best effort: a failed logout does not keep `next` out). */
+async function replaceSession(next: Session): Promise<void> {
+  const previous = getSession();
+  if (previous) await endSession(previous).catch(() => undefined);
+  setSession(next);
 }

@@ -8,6 +8,9 @@
  *   payments then appear in the recent decisions (the refused one with its pd_ id and rule) and the audit
  *   trail shows its chain verified. Under the policy the page signed, revoking shows the API's refusal
  *   (key_destruction_not_allowed) and how to allow it; the wallet stays.
+ * - Treasury PATs the pages mint for an owner: the overview's rows, loading at once, share one "dashboard" PAT
+ *   for the account, and Sign out leaves none live; a wallet sign-in after a CLI handoff logs the exchanged
+ *   session out.
  * - Sellers: a paid call to the sandbox's demo seller (ops/sandbox/demo-seller.ts, our x402 middleware)
  *   appears on the seller's ledger page, opened with the seller's service PAT; the revenue chart draws; the
  *   CSV export downloads the row.
@@ -180,6 +183,65 @@ describe('dashboard pages (Chromium)', function () {
     const refused = await pay(owner.agentPat.pat, wallet.id, '750000');
     assert.equal(refused.status, 403, JSON.stringify(refused.body));
     assert.deepEqual([refused.body.error_code, refused.body.decided_by], ['policy_denied', 'signer']);
+  });
+
+  /** The account's "dashboard" PATs (what the pages mint for an owner) that are still live. */
+  const liveDashboardPats = async (session: string) => {
+    const res = await world.t.request('GET', '/v1/pats?limit=100', { token: session });
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    const pats = res.body.pats as Array<{
+      id: string;
+      label: string | null;
+      revoked_at: string | null;
+      expires_at: string;
+    }>;
+    return pats
+      .filter((p) => p.label === 'dashboard' && p.revoked_at === null && Date.parse(p.expires_at) > Date.now())
+      .map((p) => p.id);
+  };
+
+  it('the overview’s wallet rows share one Treasury PAT, and none is left live after Sign out', async () => {
+    const owner = await newOwner(world, ['one', 'two', 'three']);
+    const { context, page } = await newDashboardPage(world.browser);
+    try {
+      await installFakeWallet(page, owner.key);
+      await page.goto('/dashboard/');
+      await page.getByRole('button', { name: 'Sign in with a browser wallet' }).click();
+      // Every row has read its figures with the PAT (a row that could not shows an alert instead).
+      const rows = page.getByTestId('wallet-row');
+      await rows.nth(2).waitFor();
+      await rows.getByRole('status').first().waitFor({ state: 'detached' });
+      assert.equal(await rows.count(), 3);
+      assert.equal(await rows.getByRole('alert').count(), 0);
+      assert.equal((await liveDashboardPats(owner.session)).length, 1, 'one PAT for the account, not one per row');
+      await page.getByRole('button', { name: 'Sign out' }).click();
+      await page.getByText('Not signed in').waitFor();
+      assert.deepEqual(await liveDashboardPats(owner.session), []);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('a wallet sign-in after a CLI handoff logs the exchanged session out', async () => {
+    const owner = await newOwner(world, ['handed']);
+    const { context, page } = await newDashboardPage(world.browser);
+    try {
+      await installFakeWallet(page, owner.key);
+      const handoff = await handoffPat(world.t, owner);
+      const state = await askForHandoff(context);
+      const [exchanged] = await Promise.all([
+        page.waitForResponse((r) => r.url().endsWith('/v1/identity/exchange-pat') && r.ok()),
+        page.goto(handoffLink(handoff.pat, state, '/settings/pats')),
+      ]);
+      const agentSession: string = (await exchanged.json()).session;
+      await page.getByRole('heading', { name: 'Sign in as the owner' }).waitFor();
+      assert.equal((await world.t.request('GET', '/v1/auth/whoami', { token: agentSession })).status, 200);
+      await page.getByRole('button', { name: 'Sign in with a browser wallet' }).click();
+      await page.getByTestId('signed-in-as').getByText('Owner').waitFor();
+      assert.equal((await world.t.request('GET', '/v1/auth/whoami', { token: agentSession })).status, 401);
+    } finally {
+      await context.close();
+    }
   });
 
   describe('with the demo seller', () => {
