@@ -1,7 +1,9 @@
 /**
- * The errors of a purchase kept between attempts (x402-purchase.ts). Both are raised before anything new is
+ * The errors of a purchase kept between attempts (x402-purchase.ts). All are raised before anything new is
  * signed or sent: `PurchaseTermsChangedError` when a purchase that already signed its payment meets a seller
- * that no longer offers those terms, `PurchaseStoreError` when the purchase store cannot be read or written.
+ * that no longer offers those terms, `PurchaseRequestMismatchError` when a purchase is resumed on another
+ * request (method or URL) than the one it was made for, `PurchaseStoreError` when the purchase store cannot be
+ * read or written.
  */
 import { TreasurySdkError } from './sdk-errors.js';
 
@@ -19,6 +21,26 @@ export class PurchaseTermsChangedError extends TreasurySdkError {
       'purchase_terms_changed',
       `Purchase ${paymentId} already signed a payment for other terms than the seller asks now; nothing new was signed. Start a new purchase to pay these terms.`,
       { details: { payment_id: paymentId }, cause },
+    );
+  }
+}
+
+/**
+ * The purchase key or payment id names a purchase made for another request (method and URL) — or one kept
+ * before purchases were tied to their request, which cannot be told apart. Nothing was sent to this URL: a
+ * purchase's payment goes only to the request it was made for. Resume it there, or start a new purchase.
+ */
+export class PurchaseRequestMismatchError extends TreasurySdkError {
+  constructor(
+    readonly paymentId: string,
+    unbound: boolean,
+  ) {
+    super(
+      'purchase_request_mismatch',
+      unbound
+        ? `Purchase ${paymentId} was kept before purchases were tied to their URL and is not resumed on any; nothing was sent. It is forgotten when its payment expires; start a new purchase to pay now.`
+        : `Purchase ${paymentId} was made for another URL or method; its payment is not sent here and nothing was sent. Resume it on its own URL, or start a new purchase.`,
+      { details: { payment_id: paymentId, unbound } },
     );
   }
 }

@@ -46,7 +46,7 @@ export const storedSignedSchema = z
   .strict();
 export type StoredSigned = z.infer<typeof storedSignedSchema>;
 
-/** One logical purchase: its identifier, its lifetime and, once signed, its payment. */
+/** One logical purchase: its identifier, its lifetime, the request it is for and, once signed, its payment. */
 export const storedPurchaseSchema = z
   .object({
     paymentId: paymentIdSchema,
@@ -54,6 +54,14 @@ export const storedPurchaseSchema = z
     createdAt: z.number().int().min(0).max(8.64e15),
     /** After this (unix milliseconds) nothing the record holds can settle: it may be forgotten. */
     expiresAt: z.number().int().min(0).max(8.64e15),
+    /**
+     * The request the purchase is for: the SHA-256 (hex) of its method and URL (x402-purchase.ts); it is resumed
+     * on that request only. Absent in records written before it was kept: those are not resumed.
+     */
+    requestHash: z
+      .string()
+      .regex(/^[0-9a-f]{64}$/)
+      .optional(),
     signed: storedSignedSchema.optional(),
   })
   .strict();

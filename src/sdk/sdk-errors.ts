@@ -222,12 +222,15 @@ export class NoCompatibleAcceptError extends TreasurySdkError {
   constructor(
     readonly accepts: PaymentRequirements[],
     payableNetworks: readonly string[] = [],
+    /** Some entries name a token this buyer does not pay in (`assets`, or USDC by default: buyer-assets.ts). */
+    otherAssets = false,
   ) {
     const offered = [...new Set(accepts.map((a) => `${a.scheme}@${a.network}`))].join(', ');
     const payable = payableNetworks.length > 0 ? `; this buyer pays on ${payableNetworks.join(', ')}` : '';
+    const assets = otherAssets ? '; some name another token than this buyer pays in' : '';
     super(
       'no_compatible_accept',
-      `None of the ${accepts.length} payment options can be paid by this buyer (offered: ${offered}${payable}).`,
+      `None of the ${accepts.length} payment options can be paid by this buyer (offered: ${offered}${payable}${assets}).`,
       { details: { offered: accepts.map((a) => ({ scheme: a.scheme, network: a.network, amount: a.amount })) } },
     );
     this.recovery = {

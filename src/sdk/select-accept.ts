@@ -7,7 +7,11 @@
  * what the signature needs: on an EVM network the token's EIP-712 domain (`extra.name`, `extra.version`) for
  * `exact`, the facilitator's address (`extra.facilitatorAddress`) and no transfer method but Permit2 for
  * `upto`; on Solana (`exact` only) the facilitator's fee payer (`extra.feePayer`, base58) and base58 payee and
- * mint.
+ * mint; and, when the buyer names the asset of each network (`assets`), it is on a network named there and in
+ * that asset (an ERC-20 address compared case-insensitively, a Solana mint exactly).
+ *
+ * Defends against: a seller naming another token than the one the buyer prices in (e.g. an 8-decimal token
+ * whose raw units the budget would read as micro-USD) — when `assets` is given. Without it any asset qualifies.
  */
 import type { PaymentRequirements } from '../x402/wire-schemas.js';
 
@@ -18,6 +22,11 @@ export interface SelectAcceptOptions {
   schemes?: readonly string[];
   /** The paying wallet's network; when set, only entries on it qualify. */
   walletNetwork?: string;
+  /**
+   * The one asset each network is paid in (CAIP-2 → ERC-20 address or base58 mint); when set, an entry
+   * qualifies only on a network named here and in its asset.
+   */
+  assets?: Readonly<Record<string, string>>;
 }
 
 export const DEFAULT_NETWORKS: readonly string[] = Object.freeze(['eip155:*', 'solana:*']);
@@ -59,6 +68,18 @@ function signable(a: PaymentRequirements): boolean {
   );
 }
 
+/** `asset` is `allowed`: EVM addresses case-insensitively (checksum or not), anything else (base58) exactly. */
+export function sameAsset(network: string, allowed: string, asset: string): boolean {
+  return network.startsWith('eip155:') ? allowed.toLowerCase() === asset.toLowerCase() : allowed === asset;
+}
+
+/** The entry is in the asset `assets` names for its network (any asset when `assets` is undefined). */
+export function assetAllowed(assets: Readonly<Record<string, string>> | undefined, a: PaymentRequirements): boolean {
+  if (assets === undefined) return true;
+  const allowed = Object.hasOwn(assets, a.network) ? assets[a.network] : undefined;
+  return allowed !== undefined && sameAsset(a.network, allowed, a.asset);
+}
+
 /** `eip155:84532` matches itself and `eip155:*`. */
 export function networkMatches(patterns: readonly string[], network: string): boolean {
   return patterns.some(
@@ -78,6 +99,7 @@ export function selectAccepts(
       networkMatches(networks, a.network) &&
       (options.walletNetwork === undefined || a.network === options.walletNetwork) &&
       a.amount !== '0' &&
+      assetAllowed(options.assets, a) &&
       signable(a),
   );
 }

@@ -36,6 +36,21 @@ const payableNetworkSchema = z
     'expected an eip155 or solana CAIP-2 network, e.g. eip155:84532',
   );
 
+/**
+ * The asset of each network (`assets`): an ERC-20 address on an `eip155` network, a base58 mint on a `solana`
+ * one; at most 64 networks.
+ */
+const assetsSchema = z
+  .record(payableNetworkSchema, z.string().max(64))
+  .refine((m) => Object.keys(m).length >= 1 && Object.keys(m).length <= 64, 'expected 1 to 64 networks')
+  .refine(
+    (m) =>
+      Object.entries(m).every(([network, asset]) =>
+        network.startsWith('eip155:') ? /^0x[0-9a-fA-F]{40}$/.test(asset) : /^[1-9A-HJ-NP-Za-km-z]{32,44}$/.test(asset),
+      ),
+    'expected an 0x address on eip155 networks and a base58 mint on solana ones',
+  );
+
 /** A 402's body (the challenge) is read up to this many bytes unless `maxChallengeBytes` says otherwise. */
 export const DEFAULT_MAX_CHALLENGE_BYTES = 4 * 1024 * 1024;
 /** Any other answer's body (the content, free or paid) is read up to this many bytes unless `maxResponseBytes` says otherwise. */
@@ -62,6 +77,14 @@ const commonOptions = {
     .optional(),
   /** Fetch used for the seller (not for Treasury); default the global fetch. */
   fetch: fetchSchema.optional(),
+  /**
+   * The one asset each network is paid in (CAIP-2 → ERC-20 address, compared case-insensitively, or base58
+   * mint, compared exactly): only entries on a network named here, in its asset, are candidates, and a stored
+   * payment of another is not sent again. Without it, keys the caller holds pay USDC on the networks the SDK
+   * knows (Base, Base Sepolia, Solana mainnet and devnet) and any asset on others — whose raw amount
+   * `maxPriceUsd` reads as micro-USD (buyer-assets.ts); a Treasury wallet pays what Treasury signs (its USDC).
+   */
+  assets: assetsSchema.optional(),
   /** CAIP-2 networks or `<namespace>:*` patterns to pay on; default what the payer signs (`eip155:*`, `solana:*`). The wallet's own network is always required too. */
   networks: z.array(networkPatternSchema).min(1).max(64).optional(),
   /** Default `['exact', 'upto']` for a Treasury wallet (the schemes Treasury signs), `['exact']` for a local account. */

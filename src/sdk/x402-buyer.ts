@@ -5,7 +5,8 @@
  * pay endpoint; the official `@x402/evm` client schemes with the local account, local-account-payer.ts; the
  * official `@x402/svm` client scheme with the kit signer, local-solana-payer.ts). Send the request; on a 402
  * read the challenge (read-x402-challenge.ts), pick the first accepts entry this buyer can pay — on the
- * wallet's network, and on `network` when the caller names one (select-accept.ts) — check the
+ * wallet's network, and on `network` when the caller names one, in the asset of `assets` (for local keys
+ * without it USDC where the SDK knows the network: select-accept.ts, buyer-assets.ts) — check the
  * price against `maxPriceUsd` (check-budget.ts; for `upto` the signed maximum), have it signed (for a
  * Treasury wallet an `upto` entry the wallet has no Permit2 allowance for is skipped for the next payable
  * entry, else `Permit2AllowanceRequiredError`; the wallet's policy is checked and the spend recorded there),
@@ -17,7 +18,7 @@
  * 32 MiB), whichever fetch the caller gave.
  *
  * Defends against: paying more than the caller's cap (integer micro-USD, before anything is signed; never
- * raised silently); paying an option the wallet cannot settle (NoCompatibleAcceptError); sending a signature
+ * raised silently); a local key paying in a token the seller chose instead of USDC (buyer-assets.ts); paying an option the wallet cannot settle (NoCompatibleAcceptError); sending a signature
  * for other terms than the chosen entry (compared before sending); the payment header following a redirect
  * (the paid retry does not follow redirects); a settled payment whose content was refused going unnoticed
  * (PaymentRejectedError — also when the receipt header is present but unreadable: settlement cannot be
@@ -26,17 +27,19 @@
  * or a lost answer as that same payment); a retried purchase paying twice — each request is a purchase with
  * an x402 `payment-identifier` (`init.purchaseKey` / `init.paymentId` name it across retries), kept in the
  * buyer's purchase store with the payment it signed until the seller takes it or it expires, and sent again
- * rather than signed again (x402-purchase.ts); a seller's endless or huge answer filling the buyer's memory
+ * rather than signed again — to the same method and URL only (x402-purchase.ts: PurchaseRequestMismatchError); a seller's endless or huge answer filling the buyer's memory
  * (`ResponseTooLargeError` past the cap; a paid answer past it keeps its purchase, so a retry sends the same
  * payment); a seller's refusal reason carrying control characters (made one printable line).
  * Does not defend against: a seller that takes the payment and serves wrong content (the receipt and the
  * on-chain transfer are the evidence); a lost response after settlement followed by the caller's own retry
- * under another purchase key (that pays again); prices in tokens other than 6-decimal USD stablecoins; for a local account, spending
+ * under another purchase key (that pays again); prices in tokens other than 6-decimal USD stablecoins on a network
+ * neither `assets` nor the SDK names (the raw amount is read as micro-USD); for a local account, spending
  * rules beyond `maxPriceUsd` (a Treasury wallet's policy and PAT caps do not apply to a key held elsewhere).
  */
 import { X402_HEADERS } from '../x402/header-codec.js';
 import type { PaymentRequirements, SettlementReceipt } from '../x402/wire-schemas.js';
 import { treasuryPayer, type BuyerPayer, type SignOutcome } from './buyer-payer.js';
+import { assetCheck } from './buyer-assets.js';
 import { checkBudget } from './check-budget.js';
 import { jsonOrUndefined } from './json-or-undefined.js';
 import { localAccountPayer } from './local-account-payer.js';
@@ -62,8 +65,10 @@ import {
 import { paymentHeaderName, signedPaymentHeader } from './x402-signed-payment.js';
 import { memoryPurchaseStore, type PurchaseStore } from './purchase-store.js';
 import {
+  checkPurchaseRequest,
   closePurchase,
   openPurchase,
+  purchaseRequestHash,
   rememberSigned,
   resumeSigned,
   storedOutcome,
@@ -105,12 +110,16 @@ function sellerReason(response: Response, body: string, receipt: SettlementRecei
   return (reason ?? `HTTP ${response.status}`).slice(0, 256).replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ');
 }
 
-/** What narrows the candidates: the buyer's network patterns and, when named, the one network to pay on. */
+/** What narrows the candidates: the buyer's network patterns, the one network to pay on when named, the assets. */
 interface AcceptFilter {
   networks: readonly string[];
   network: string | undefined;
   schemes: readonly string[];
   maxPriceUsd: string | undefined;
+  /** The caller's `assets` option (selectAccepts applies it). */
+  assets: Readonly<Record<string, string>> | undefined;
+  /** The asset rule with its default (buyer-assets.ts): also what a stored payment must meet to be sent again. */
+  assetOk: (requirements: PaymentRequirements) => boolean;
 }
 
 /**
@@ -132,7 +141,8 @@ async function signFirstPayable(
       networks: accept.networks,
       schemes: accept.schemes,
       ...(walletNetwork === undefined ? {} : { walletNetwork }),
-    }).filter((a) => accept.network === undefined || a.network === accept.network);
+      ...(accept.assets === undefined ? {} : { assets: accept.assets }),
+    }).filter((a) => (accept.network === undefined || a.network === accept.network) && accept.assetOk(a));
     for (const [i, requirements] of candidates.entries()) {
       checkBudget(requirements, accept.maxPriceUsd);
       const signed = await payer.sign(requirements, i === candidates.length - 1, challenge.extensions, paymentId);
@@ -142,7 +152,11 @@ async function signFirstPayable(
     throw mapRecoveryError(err);
   }
   const payable = accept.network ?? walletNetwork;
-  throw new NoCompatibleAcceptError(challenge.accepts, payable === undefined ? accept.networks : [payable]);
+  throw new NoCompatibleAcceptError(
+    challenge.accepts,
+    payable === undefined ? accept.networks : [payable],
+    challenge.accepts.some((a) => !accept.assetOk(a)),
+  );
 }
 
 /**
@@ -157,6 +171,9 @@ async function purchasePayment(
 ): Promise<{ header: string; requirements: PaymentRequirements; signed: SignOutcome }> {
   const stored = resumeSigned(purchase, challenge);
   if (stored) {
+    // A payment stored for an asset this buyer does not pay in (an older run, another buyer) is not sent.
+    if (!filter.assetOk(stored.requirements))
+      throw new NoCompatibleAcceptError([stored.requirements], [stored.requirements.network], true);
     checkBudget(stored.requirements, filter.maxPriceUsd);
     return { header: stored.paymentHeader, requirements: stored.requirements, signed: storedOutcome(stored) };
   }
@@ -184,17 +201,27 @@ function localPayer(o: Extract<ReturnType<typeof parseBuyerOptions>, { rpcUrl?: 
   return eitherPayer(evm, svm);
 }
 
+/** The buyer's candidates rule: its options, else the payer's networks, the mode's schemes and assets rule. */
+function acceptFilter(o: ReturnType<typeof parseBuyerOptions>, payer: BuyerPayer, local: boolean): AcceptFilter {
+  return {
+    networks: o.networks ?? payer.networks,
+    network: o.network,
+    schemes: o.schemes ?? (local ? LOCAL_DEFAULT_SCHEMES : DEFAULT_SCHEMES),
+    maxPriceUsd: o.maxPriceUsd,
+    assets: o.assets,
+    assetOk: assetCheck(o.assets, local),
+  };
+}
+
 export function createX402Buyer(options: X402BuyerOptions): X402Buyer {
   const o = parseBuyerOptions(options);
   const doFetch: FetchLike = o.fetch ?? ((input, init) => fetch(input, init));
   // The only difference between the two modes: who signs (and what else the wallet can answer).
   const local = !('client' in o);
   const payer: BuyerPayer = local ? localPayer(o) : treasuryPayer(o.client, o.walletId, o.capability);
-  const networks = o.networks ?? payer.networks;
-  const schemes = o.schemes ?? (local ? LOCAL_DEFAULT_SCHEMES : DEFAULT_SCHEMES);
   const recordSettlements = !local && o.recordSettlements !== false;
   const purchases = o.purchases ?? memoryPurchaseStore();
-  const filter: AcceptFilter = { networks, network: o.network, schemes, maxPriceUsd: o.maxPriceUsd };
+  const filter = acceptFilter(o, payer, local);
   const maxChallengeBytes = o.maxChallengeBytes ?? DEFAULT_MAX_CHALLENGE_BYTES;
   const maxResponseBytes = o.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
   /** A seller's answer as text, at most the cap of its kind (a 402's challenge, or content). */
@@ -222,12 +249,15 @@ export function createX402Buyer(options: X402BuyerOptions): X402Buyer {
       });
     };
 
+    const requestHash = purchaseRequestHash(method, url);
+    // A purchase named by its key or id is resumed on its own request only: checked before anything is sent.
+    await checkPurchaseRequest(purchases, purchaseRequest, requestHash, Date.now());
     const first = await send();
     const firstBody = await readBody(first, false);
     if (first.status !== 402) return { status: first.status, headers: first.headers, body: firstBody, paid: false };
 
     const challenge = readX402Challenge(first.headers, firstBody);
-    const purchase = await openPurchase(purchases, purchaseRequest, Date.now());
+    const purchase = await openPurchase(purchases, purchaseRequest, requestHash, Date.now());
     const paying = await purchasePayment({ payer, purchases, filter }, purchase, challenge);
     const { header: payment, requirements, signed } = paying;
     // Until the seller answers, the purchase stays in its store: a retry sends this same payment.

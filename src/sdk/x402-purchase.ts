@@ -12,16 +12,26 @@
  * (2xx, or settled-then-refused). A record past its time is forgotten: nothing it holds can settle any more,
  * so a new purchase cannot pay twice for it. An identifier never signed is forgotten after UNSIGNED_PURCHASE_TTL_MS.
  *
+ * Each record is tied to its request: the SHA-256 of the method and URL (`requestHash`). A purchase key or
+ * identifier naming a live purchase of another request is PurchaseRequestMismatchError before anything is sent;
+ * a record kept before the binding existed (no `requestHash`) is resumed on no request (it cannot say which),
+ * and is forgotten when it expires.
+ *
  * Defends against: a retry paying again for a payment whose answer was lost (timeout, crash, dropped
  * connection); a resumed purchase paying other terms than it signed (PurchaseTermsChangedError, nothing new
- * signed); a payment sent that its store does not hold (written first; a failed write sends nothing).
+ * signed); a purchase's signed payment sent to another URL that copied its seller's 402 (an identifier chosen
+ * by someone else — a model's tool call — names a purchase of another URL: PurchaseRequestMismatchError); a
+ * payment sent that its store does not hold (written first; a failed write sends nothing).
  * Does not defend against: a caller that starts a new purchase (new key) for the same thing while the old
- * payment may still settle, or a seller that settles the same payment twice.
+ * payment may still settle, or a seller that settles the same payment twice; an identifier whose record the
+ * store no longer holds (a restarted process's memory store) reused on another URL: for a Treasury wallet,
+ * Treasury answers the identifier with what it signed for the same terms.
  */
 import { generatePaymentId } from '@x402/extensions/payment-identifier';
+import { sha256, stringToBytes } from 'viem';
 import type { PaymentRequired } from '../x402/wire-schemas.js';
 import type { SignOutcome } from './buyer-payer.js';
-import { PurchaseStoreError, PurchaseTermsChangedError } from './purchase-errors.js';
+import { PurchaseRequestMismatchError, PurchaseStoreError, PurchaseTermsChangedError } from './purchase-errors.js';
 import type { PurchaseStore, StoredPurchase, StoredSigned } from './purchase-store.js';
 import { InvalidArgumentError } from './sdk-errors.js';
 import { isSvmTerms, type SignedTerms } from './signed-terms.js';
@@ -55,23 +65,60 @@ async function storeCall<T>(what: string, call: () => Promise<T>): Promise<T> {
   }
 }
 
+/** What a purchase is tied to: the SHA-256 (hex) of its request's method (upper-cased) and absolute URL. */
+export function purchaseRequestHash(method: string, url: string): string {
+  return sha256(stringToBytes(JSON.stringify([method.toUpperCase(), url]))).slice(2);
+}
+
+/** A live record resumed on `requestHash` only; a record without one (kept before) on none. */
+function assertSameRequest(record: StoredPurchase, requestHash: string): void {
+  if (record.requestHash !== requestHash)
+    throw new PurchaseRequestMismatchError(record.paymentId, record.requestHash === undefined);
+}
+
+/** The caller's purchase key, else its identifier; undefined when it names neither. */
+const keyOf = (request: PurchaseRequest): string | undefined => request.purchaseKey ?? request.paymentId;
+
 /**
- * The purchase of a request: its stored record when one is alive, else a new one (the caller's identifier,
- * or a new one), stored before anything is signed. Key: the caller's purchase key, else the identifier. A
- * request naming neither is a purchase of its own, kept in memory for this call only.
+ * Before the request is sent at all: a live purchase the request names that was made for another request is
+ * PurchaseRequestMismatchError (nothing reaches that URL). openPurchase checks it again.
  */
-export async function openPurchase(store: PurchaseStore, request: PurchaseRequest, now: number): Promise<OpenPurchase> {
-  if (request.purchaseKey === undefined && request.paymentId === undefined) {
+export async function checkPurchaseRequest(
+  store: PurchaseStore,
+  request: PurchaseRequest,
+  requestHash: string,
+  now: number,
+): Promise<void> {
+  const key = keyOf(request);
+  if (key === undefined) return;
+  const record = await storeCall('read a purchase', () => store.get(key));
+  if (record && record.expiresAt > now) assertSameRequest(record, requestHash);
+}
+
+/**
+ * The purchase of a request: its stored record when one is alive and was made for this request (`requestHash`,
+ * purchaseRequestHash; another request's is PurchaseRequestMismatchError), else a new one (the caller's
+ * identifier, or a new one) tied to it, stored before anything is signed. Key: the caller's purchase key, else
+ * the identifier. A request naming neither is a purchase of its own, kept in memory for this call only.
+ */
+export async function openPurchase(
+  store: PurchaseStore,
+  request: PurchaseRequest,
+  requestHash: string,
+  now: number,
+): Promise<OpenPurchase> {
+  const key = keyOf(request);
+  if (key === undefined) {
     const paymentId = generatePaymentId();
-    const record = { paymentId, createdAt: now, expiresAt: now + UNSIGNED_PURCHASE_TTL_MS };
+    const record = { paymentId, createdAt: now, expiresAt: now + UNSIGNED_PURCHASE_TTL_MS, requestHash };
     return { key: paymentId, paymentId, record, stored: false };
   }
-  const key = request.purchaseKey ?? request.paymentId!;
   let record = await storeCall('read a purchase', () => store.get(key));
   if (record && record.expiresAt <= now) {
     await storeCall('forget an expired purchase', () => store.delete(key));
     record = undefined;
   }
+  if (record) assertSameRequest(record, requestHash);
   if (record && request.paymentId !== undefined && record.paymentId !== request.paymentId)
     throw new InvalidArgumentError('init.paymentId', `the purchase key holds payment id ${record.paymentId}`);
   if (!record) {
@@ -79,6 +126,7 @@ export async function openPurchase(store: PurchaseStore, request: PurchaseReques
       paymentId: request.paymentId ?? generatePaymentId(),
       createdAt: now,
       expiresAt: now + UNSIGNED_PURCHASE_TTL_MS,
+      requestHash,
     };
     const fresh = record;
     await storeCall('store a purchase', () => store.put(key, fresh));

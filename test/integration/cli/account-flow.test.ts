@@ -470,6 +470,7 @@ describe('xx account commands (CLI subprocess, HTTP, PostgreSQL, SoftHSM)', func
           faucet_url: `http://127.0.0.1:${(faucet.address() as AddressInfo).port}`,
           chain_id: 84532,
         }),
+        { mode: 0o600 },
       );
       const funded = stdoutJson(
         await xx(['fund', '--testnet', '--amount', '2', '--json']),
@@ -490,6 +491,7 @@ describe('xx account commands (CLI subprocess, HTTP, PostgreSQL, SoftHSM)', func
       fs.writeFileSync(
         path.join(env.TREASURY_DATA_DIR!, 'sandbox.json'),
         JSON.stringify({ api_url: server, faucet_url: `http://0.0.0.0:${(faucet.address() as AddressInfo).port}` }),
+        { mode: 0o600 },
       );
       const offLoopback = await xx(['fund', '--testnet', '--amount', '2', '--json']);
       assert.equal(offLoopback.code, 1, offLoopback.stderr);
@@ -655,7 +657,7 @@ describe('xx account commands (CLI subprocess, HTTP, PostgreSQL, SoftHSM)', func
     assert.deepEqual(e.recovery, {
       kind: 'reauthenticate',
       cli_command: 'xx init',
-      login_command: 'xx login --token <PAT>',
+      login_command: 'xx login --token -',
     });
     assert.equal(refused.stdout, '');
     const human = await xx(['service', 'list', '--remote']);

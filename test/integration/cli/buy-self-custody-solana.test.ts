@@ -163,13 +163,17 @@ describe('xx buy --self-custody on Solana: the keystore Solana key pays an offic
     const sandboxFile = path.join(dataDir, 'sandbox.json');
     const before = await moved();
     try {
-      fs.writeFileSync(sandboxFile, JSON.stringify({ api_url: API_URL, solana_rpc_url: 'http://10.1.2.3:8899' }));
+      fs.writeFileSync(sandboxFile, JSON.stringify({ api_url: API_URL, solana_rpc_url: 'http://10.1.2.3:8899' }), {
+        mode: 0o600,
+      });
       const fromFile = await xx(['buy', `${seller.url}/solana`, '--self-custody', '--json'], { XX_SOLANA_RPC_URL: '' });
       assert.deepEqual(
         [fromFile.code, stderrJson(fromFile, 'sandbox.json').error_code],
         [2, 'solana_rpc_not_loopback'],
       );
-      fs.writeFileSync(sandboxFile, JSON.stringify({ api_url: API_URL, solana_rpc_url: solana.rpcUrl }));
+      fs.writeFileSync(sandboxFile, JSON.stringify({ api_url: API_URL, solana_rpc_url: solana.rpcUrl }), {
+        mode: 0o600,
+      });
       const fromEnv = await xx(['buy', `${seller.url}/solana`, '--self-custody', '--json'], {
         XX_SOLANA_RPC_URL: 'https://api.devnet.solana.com',
       });

@@ -77,6 +77,20 @@ describe('buyer SDK: selectAccept', () => {
     assert.equal(selectAccept([good], { networks: ['solana:*'] }), undefined);
   });
 
+  it('assets: only a network it names, in its asset (EVM addresses case-insensitively, Solana mints exactly)', () => {
+    const cbBtc = requirements({ asset: '0xcbB7C0000aB88B473b1f5aFd9ef808440eed33Bf', amount: '1000000' });
+    const evm = { 'eip155:84532': good.asset.toLowerCase() };
+    assert.deepEqual(selectAccepts([cbBtc, good], { assets: evm }), [good]);
+    assert.deepEqual(selectAccepts([cbBtc], { assets: evm }), []);
+    assert.deepEqual(selectAccepts([mainnet, good], { assets: evm }), [good], 'a network it does not name');
+    const mint = solanaOk.asset;
+    assert.deepEqual(selectAccepts([solanaOk], { assets: { [solanaOk.network]: mint } }), [solanaOk]);
+    assert.deepEqual(selectAccepts([solanaOk], { assets: { [solanaOk.network]: mint.toLowerCase() } }), []);
+    const otherMint = { ...solanaOk, asset: 'So11111111111111111111111111111111111111112' };
+    assert.deepEqual(selectAccepts([otherMint, solanaOk], { assets: { [solanaOk.network]: mint } }), [solanaOk]);
+    assert.deepEqual(selectAccepts([cbBtc, good]), [cbBtc, good], 'without assets, any asset');
+  });
+
   it('network patterns: exact id or `<namespace>:*`, never a prefix of another namespace', () => {
     assert.equal(networkMatches(['eip155:*'], 'eip155:84532'), true);
     assert.equal(networkMatches(['eip155:84532'], 'eip155:84532'), true);

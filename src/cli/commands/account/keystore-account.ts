@@ -7,7 +7,9 @@
  * reference kept) — it is never stored in the account object, never written, never sent, never logged.
  *
  * Defends against: signing anything but an x402 payment (only EIP-3009 `TransferWithAuthorization` and the
- * Permit2 `PermitWitnessTransferFrom` are signed; messages and transactions are refused); a keystore whose
+ * Permit2 `PermitWitnessTransferFrom` are signed; messages and transactions are refused); a payment in another
+ * token or on another chain than the chain's USDC the caller names (`unsupported_signature`, nothing signed:
+ * the buyer prices amounts as USDC); a keystore whose
  * plain-text address header was edited to name another address (the derived key's address must equal it
  * before anything is signed); a wrong passphrase (`wrong_passphrase`, exit 1, nothing signed).
  * Does not defend against: malware on the machine while the command runs, or a weak passphrase
@@ -58,6 +60,32 @@ function refuse(what: string): never {
   });
 }
 
+/** The one token the account pays in: its chain's USDC. */
+export interface PaymentToken {
+  network: `eip155:${number}`;
+  usdc: `0x${string}`;
+}
+
+interface TypedPayment {
+  primaryType: string;
+  domain?: { chainId?: unknown; verifyingContract?: unknown };
+  message?: { permitted?: { token?: unknown } };
+}
+
+const sameAddress = (a: unknown, b: string): boolean => typeof a === 'string' && a.toLowerCase() === b.toLowerCase();
+
+/**
+ * The typed data moves `token.usdc` on `token.network`: EIP-3009's domain is the token itself (its
+ * `verifyingContract`); Permit2's names the token in `permitted.token`. Both domains carry the chain id.
+ */
+function movesUsdc(typedData: TypedPayment, token: PaymentToken): boolean {
+  const chainId = typedData.domain?.chainId;
+  if (chainId === undefined || `eip155:${String(chainId)}` !== token.network) return false;
+  return typedData.primaryType === 'TransferWithAuthorization'
+    ? sameAddress(typedData.domain?.verifyingContract, token.usdc)
+    : sameAddress(typedData.message?.permitted?.token, token.usdc);
+}
+
 /** Opens the keystore, derives the Base key, runs `sign` with it, wipes the key. */
 async function withBaseKey<T>(
   keystore: Keystore,
@@ -91,7 +119,8 @@ async function withBaseKey<T>(
 export async function keystoreAccount(
   ctx: CliContext,
   name: string,
-  knownPassphrase?: string,
+  knownPassphrase: string | undefined,
+  usdc: PaymentToken,
 ): Promise<{ account: LocalAccount; address: `0x${string}` }> {
   const { keystore, address } = keystoreBaseAddress(ctx, name);
   const passphrase = knownPassphrase ?? (await passphraseFor(ctx, `Passphrase of the keystore "${name}"`));
@@ -101,6 +130,8 @@ export async function keystoreAccount(
     signTransaction: async () => refuse('transactions'),
     signTypedData: async (typedData) => {
       if (!PAYMENT_TYPES.has(String(typedData.primaryType))) refuse(`${String(typedData.primaryType)} typed data`);
+      if (!movesUsdc(typedData as TypedPayment, usdc))
+        refuse(`a transfer of another token than ${usdc.network}'s USDC`);
       return withBaseKey(keystore, passphrase, address, (key) =>
         key.signTypedData(typedData as Parameters<LocalAccount['signTypedData']>[0]),
       );

@@ -6,7 +6,10 @@
  * USDC balance read (ERC-20 `balanceOf`, integer raw units).
  *
  * Defends against: reading or paying on a chain other than the one the address's money is on by accident
- * (one rule, the same for `buy --self-custody`, `wallet balance` and `fund --self-custody`).
+ * (one rule, the same for `buy --self-custody`, `wallet balance` and `fund --self-custody`); a sandbox.json
+ * in the folder the CLI runs from (e.g. a cloned repository's) moving payments to another chain or reads to
+ * another machine — it is honoured only when it names the sandbox's chain (eip155:84532) and loopback URLs,
+ * else `sandbox_chain_not_local` (exit 2).
  * Does not defend against: an RPC endpoint that lies about a balance (reads only; nothing is signed here).
  */
 import { createPublicClient, erc20Abi, getAddress, http } from 'viem';
@@ -15,7 +18,7 @@ import { formatUsd } from '../../../../policy/money.js';
 import { ChainRegistry } from '../../../shared/chain-registry.js';
 import type { CliContext } from '../../core/cli-context.js';
 import { CliError } from '../../core/cli-error.js';
-import { readLocalSandbox } from './local-sandbox.js';
+import { isLoopbackUrl, readLocalSandbox } from './local-sandbox.js';
 
 const sandboxSchema = z
   .object({
@@ -44,9 +47,34 @@ const PUBLIC_RPC: Record<string, string> = {
   'eip155:84532': 'https://sepolia.base.org',
 };
 
+/** The chain the sandbox runs (ops/sandbox: anvil as Base Sepolia, its USDC at Base Sepolia's address). */
+const SANDBOX_NETWORK = 'eip155:84532';
+
+/**
+ * A sandbox description names the sandbox's chain, and every URL in it is on this machine; else
+ * `sandbox_chain_not_local` (exit 2): nothing is read or signed through it.
+ */
+function assertLocalSandboxChain(sandbox: z.infer<typeof sandboxSchema>): void {
+  const network = `eip155:${sandbox.chain_id}`;
+  const remote = (['rpc_url', 'faucet_url'] as const).filter(
+    (k) => sandbox[k] !== undefined && !isLoopbackUrl(sandbox[k]),
+  );
+  if (network === SANDBOX_NETWORK && remote.length === 0) return;
+  throw new CliError({
+    code: 'sandbox_chain_not_local',
+    userMessage:
+      network !== SANDBOX_NETWORK
+        ? `sandbox.json names chain ${network}; the local sandbox runs ${SANDBOX_NETWORK} only (is this file yours?). Nothing was signed.`
+        : `sandbox.json names ${remote.join(', ')} off this machine; the local sandbox's URLs are loopback URLs (is this file yours?). Nothing was signed.`,
+    exitCode: 2,
+    details: { network, ...(remote.length > 0 ? { fields: remote } : {}) },
+  });
+}
+
 export function localChain(ctx: CliContext): LocalChain {
   const sandbox = readLocalSandbox(ctx.apiUrl(), sandboxSchema);
   if (sandbox?.rpc_url && sandbox.chain_id && sandbox.usdc) {
+    assertLocalSandboxChain(sandbox);
     return {
       network: `eip155:${sandbox.chain_id}`,
       rpcUrl: sandbox.rpc_url,

@@ -9,8 +9,12 @@
  * (`sandboxFaucetsFromApi`, GET /v1/sandbox/faucets); a faucet is still called only on loopback.
  *
  * Defends against: funding or reading through another API's sandbox (the file must name this API URL); an edited
- * sandbox.json sending the wallet's address to a faucet off the machine.
- * Does not defend against: a faucet that answers 200 without sending (its answer is reported as it came).
+ * sandbox.json sending the wallet's address to a faucet off the machine; a sandbox.json of another user, or
+ * writable by group or others, in the folder the CLI runs from (`sandbox_file_untrusted`, exit 2).
+ * Does not defend against: a faucet that answers 200 without sending (its answer is reported as it came); a
+ * sandbox.json the user's own account wrote — a cloned repository's ./.treasury is the user's: what such a file
+ * may name is bounded by its readers (local-chain.ts: the sandbox's chain and loopback URLs only;
+ * self-custody-solana.ts: a loopback Solana RPC).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -20,30 +24,70 @@ import { CliError } from '../../core/cli-error.js';
 import { isLoopbackHost } from '../mcp/mcp-listen-address.js';
 import { sandboxFaucetsSchema, type SandboxFaucets } from '../../../shared/api-responses/sandbox-responses.js';
 
-/** The sandbox description, parsed with the caller's `schema`, when it names `apiUrl`; else undefined. */
+/** The file's text and its status, read through one descriptor (what was checked is what was read); else undefined. */
+function readWithStat(file: string): { text: string; stat: fs.Stats } | undefined {
+  let fd: number | undefined;
+  try {
+    fd = fs.openSync(file, 'r');
+    return { stat: fs.fstatSync(fd), text: fs.readFileSync(fd, 'utf8') };
+  } catch {
+    return undefined;
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd);
+  }
+}
+
+/** Refuses a description another user owns or others may write (the sandbox writes it 0600, sandbox-file.ts). */
+function assertOwnFile(file: string, stat: fs.Stats): void {
+  const uid = process.getuid?.();
+  if (uid === undefined) return;
+  if (stat.uid !== uid || (stat.mode & 0o022) !== 0)
+    throw new CliError({
+      code: 'sandbox_file_untrusted',
+      userMessage: `${file} is ${stat.uid !== uid ? 'owned by another user' : 'writable by group or others'}; the CLI reads a sandbox description only from a file of its own user that only it can write (the sandbox writes it 0600).`,
+      exitCode: 2,
+      details: { file },
+    });
+}
+
+/**
+ * The sandbox description, parsed with the caller's `schema`, when it names `apiUrl`; else undefined. One that
+ * names it in a file of another user, or writable by group or others, is `sandbox_file_untrusted` (exit 2).
+ */
 export function readLocalSandbox<S extends z.ZodType<{ api_url: string }>>(
   apiUrl: string,
   schema: S,
 ): z.infer<S> | undefined {
   const file = path.join(process.env.TREASURY_DATA_DIR || path.resolve('.treasury'), 'sandbox.json');
+  const read = readWithStat(file);
+  if (!read) return undefined;
+  let parsed;
   try {
-    const parsed = schema.safeParse(JSON.parse(fs.readFileSync(file, 'utf8')));
-    return parsed.success && parsed.data.api_url.replace(/\/+$/, '') === apiUrl ? parsed.data : undefined;
+    parsed = schema.safeParse(JSON.parse(read.text));
   } catch {
     return undefined;
+  }
+  if (!parsed.success || parsed.data.api_url.replace(/\/+$/, '') !== apiUrl) return undefined;
+  assertOwnFile(file, read.stat);
+  return parsed.data;
+}
+
+/** An http(s) URL on this machine: 127.0.0.0/8, [::1] or localhost. */
+export function isLoopbackUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return (
+      (url.protocol === 'http:' || url.protocol === 'https:') &&
+      isLoopbackHost(url.hostname.replace(/^\[(.*)\]$/, '$1'))
+    );
+  } catch {
+    return false;
   }
 }
 
 /** A sandbox faucet is on this machine: an http URL on 127.0.0.0/8, [::1] or localhost. */
 function assertLoopbackFaucet(faucetUrl: string): void {
-  let host = '';
-  try {
-    const url = new URL(faucetUrl);
-    host = url.protocol === 'http:' || url.protocol === 'https:' ? url.hostname.replace(/^\[(.*)\]$/, '$1') : '';
-  } catch {
-    host = '';
-  }
-  if (!isLoopbackHost(host))
+  if (!isLoopbackUrl(faucetUrl))
     throw new CliError({
       code: 'faucet_not_loopback',
       userMessage:

@@ -12,8 +12,9 @@
  * API URL), else `XX_SOLANA_RPC_URL`, else the public devnet (`XX_ENV` dev, qa) or mainnet (prod, preprod)
  * endpoint. In the sandbox the RPC must be a loopback URL (`solana_rpc_not_loopback`, exit 2).
  *
- * Defends against: signing anything but an x402 exact transfer by the keystore's own key with another fee
- * payer (each transaction is decoded first, svm-exact-transfer.ts; anything else is `unsupported_signature`);
+ * Defends against: signing anything but an x402 exact transfer of the network's USDC by the keystore's own key
+ * with another fee payer (each transaction is decoded first, svm-exact-transfer.ts; anything else — another
+ * mint included — is `unsupported_signature`);
  * a keystore whose header names another Solana address than its seed derives (`keystore_mismatch`, nothing
  * signed); the sandbox's payments leaving the machine through a copied RPC setting.
  * Does not defend against: malware on the machine while the command runs, or a weak passphrase
@@ -177,8 +178,15 @@ async function withSolanaKey<T>(
   }
 }
 
-/** The keystore's Solana key as a kit signer of x402 exact transfers; the passphrase is `passphrase`. */
-export function keystoreSolanaSigner(keystore: Keystore, passphrase: string): TransactionPartialSigner {
+/**
+ * The keystore's Solana key as a kit signer of x402 exact transfers of `usdcMint` (the network's USDC); the
+ * passphrase is `passphrase`.
+ */
+export function keystoreSolanaSigner(
+  keystore: Keystore,
+  passphrase: string,
+  usdcMint: string,
+): TransactionPartialSigner {
   const address = keystoreSolanaAddress(keystore);
   return {
     address,
@@ -191,6 +199,7 @@ export function keystoreSolanaSigner(keystore: Keystore, passphrase: string): Tr
           refuse('this transaction');
         }
         if (transfer.authority !== address || transfer.feePayer === address) refuse('a transfer by another key');
+        if (transfer.mint !== usdcMint) refuse('a transfer of another token than USDC');
       }
       return withSolanaKey(keystore, passphrase, address, (signer) => signer.signTransactions(transactions));
     },

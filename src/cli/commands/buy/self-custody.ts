@@ -12,7 +12,9 @@
  * The passphrase is asked for once, before the request.
  *
  * Defends against: paying on another chain than the one the local address is funded on (the entries of other
- * networks are not candidates, local-chain.ts, self-custody-solana.ts); the key outliving its signature.
+ * networks are not candidates, local-chain.ts, self-custody-solana.ts); paying in another token than that
+ * chain's USDC (the buyer's `assets`: an entry naming another is not a candidate, `NoCompatibleAcceptError`;
+ * the keystore signers refuse it too, `unsupported_signature`); the key outliving its signature.
  * Does not defend against: spending without limits beyond `--max` — Treasury's wallet policy and PAT caps do
  * not apply to a key the buyer holds (no request goes to Treasury).
  */
@@ -65,12 +67,16 @@ export async function selfCustodyBuyer(ctx: CliContext, opts: SelfCustodyOptions
       exitCode: 2,
     });
   const passphrase = await passphraseFor(ctx, `Passphrase of the keystore "${opts.keystore}"`);
-  const evm = evmChain ? await keystoreAccount(ctx, opts.keystore, passphrase) : undefined;
-  const solanaSigner = svmChain ? keystoreSolanaSigner(keys.keystore, passphrase) : undefined;
+  const evm = evmChain
+    ? await keystoreAccount(ctx, opts.keystore, passphrase, { network: evmChain.network, usdc: evmChain.usdc })
+    : undefined;
+  const solanaSigner = svmChain ? keystoreSolanaSigner(keys.keystore, passphrase, svmChain.usdc) : undefined;
   const buyer = createX402Buyer({
     ...(evm ? { account: evm.account, rpcUrl: evmChain!.rpcUrl } : {}),
     ...(solanaSigner ? { solanaSigner, solanaRpcUrl: svmChain!.rpcUrl } : {}),
     networks: [evmChain?.network, svmChain?.network].filter((n): n is string => n !== undefined),
+    // USDC only: the budget reads the price as micro-USD, and the local address holds USDC.
+    assets: Object.fromEntries([evmChain, svmChain].flatMap((c) => (c ? [[c.network, c.usdc] as const] : []))),
     ...(named ? { network: named } : {}),
     ...(opts.maxPriceUsd ? { maxPriceUsd: opts.maxPriceUsd } : {}),
     ...(opts.purchases ? { purchases: opts.purchases } : {}),

@@ -11,13 +11,17 @@
  * told by its status; its reason, receipt and body travel in `details.seller_response`, wrapped. Each call is
  * one purchase with an x402 payment identifier, returned as `purchase_id` (also on a refusal); a call with
  * `purchase_id` retries that purchase: the payment it signed is sent again, and Treasury answers the same
- * identifier with the authorization it recorded — never a second.
+ * identifier with the authorization it recorded — never a second; only on the method and URL it was made for
+ * (another is `purchase_request_mismatch`, nothing sent: src/sdk/x402-purchase.ts).
  *
  * Defends: a model overriding the payment or bearer headers (authorization, payment-signature, x-payment are
  * refused), unbounded inputs (every field bounded), a huge seller body flooding the model's context, the URL
  * naming a loopback or private address (refused unless allowed: ../seller-fetch.ts), a seller's answer read as
  * instructions, a seller's receipt or refusal reason reaching the model outside the wrapper or passing for the
- * amount paid. Does not: judge a public URL; the wallet's policy and the caps limit where money goes.
+ * amount paid, a `purchase_id` of one URL sending its payment to another (refused by the buyer SDK).
+ * Does not: judge a public URL; the wallet's policy and the caps limit where money goes; a `purchase_id` of an
+ * earlier run of this server (its purchases live in memory) named with another URL — Treasury answers the
+ * identifier, for the same terms, with the payment it signed.
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
@@ -77,7 +81,7 @@ const payInput = {
   purchase_id: paymentIdSchema
     .optional()
     .describe(
-      'To retry a purchase whose outcome is unknown (a lost answer, a time-out): the purchase_id an earlier pay call returned. The same purchase_id never pays twice. Omit it for a new purchase.',
+      'To retry a purchase whose outcome is unknown (a lost answer, a time-out): the purchase_id an earlier pay call returned, with the same url and method. The same purchase_id never pays twice. Omit it for a new purchase.',
     ),
 };
 
