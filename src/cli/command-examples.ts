@@ -9,7 +9,7 @@ import type { Command } from 'commander';
 
 export const COMMAND_EXAMPLES: Readonly<Record<string, string>> = {
   init: 'xx init --server https://treasury.example.com --chain base --daily-cap 5',
-  login: 'echo "$XX_PAT" | xx login --profile ci',
+  login: 'printf %s "$XX_PAT" | xx login --token - --profile ci',
   whoami: 'xx whoami --profile ci --json',
   logout: 'xx logout --all',
   profile: 'xx profile list',

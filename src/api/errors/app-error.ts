@@ -15,7 +15,7 @@ export type Recovery = ErrorRecovery;
 export const REAUTHENTICATE: Recovery = Object.freeze({
   kind: 'reauthenticate',
   cli_command: 'xx init',
-  login_command: 'xx login --token <PAT>',
+  login_command: 'xx login --token -',
 });
 
 export interface AppErrorOptions {

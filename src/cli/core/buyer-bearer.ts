@@ -6,14 +6,17 @@
  * `login_command` of the `reauthenticate` recovery runs every buyer command.
  *
  * Defends against: a malformed or removed-master-key `XX_PAT` being sent anywhere (refused before any I/O);
- * a `--profile` that does not exist silently falling back to another credential. The token is returned to
- * the caller only; nothing here prints or logs it. Does not check the token with the server (the first
- * request does), nor decide which server a token belongs to beyond its profile or agent record.
+ * a `--profile` that does not exist silently falling back to another credential, or naming a key of the
+ * object prototype (`constructor` is `profile_not_found`; a name outside PROFILE_NAME, such as `__proto__`, is
+ * exit 2 naming the flag: ./profile-names.ts). The token is returned to the caller only; nothing here prints
+ * or logs it. Does not check the token with the server (the first request does), nor decide which server a
+ * token belongs to beyond its profile or agent record.
  */
 import { CliError, REAUTHENTICATE_RECOVERY } from './cli-error.js';
 import type { CliContext } from './cli-context.js';
 import { listAgents, loadActiveAgent, loadCredentials, type AgentRecord } from './cli-state.js';
 import { isMasterKey } from './legacy-master-key.js';
+import { profileNameArgument, profileOf } from './profile-names.js';
 
 /** What a PAT looks like (the same check `xx login` makes). */
 export const PAT_SHAPE = /^xx_pat_[A-Za-z0-9_-]{16,200}$/;
@@ -97,7 +100,7 @@ export function findBuyerBearer(
     agent: agentHolding(ctx, token),
   });
   if (flags.profile !== undefined) {
-    const profile = loadCredentials(ctx.paths).profiles[flags.profile];
+    const profile = profileOf(loadCredentials(ctx.paths), profileNameArgument(flags.profile));
     if (!profile)
       throw new CliError({
         code: 'profile_not_found',
@@ -110,7 +113,7 @@ export function findBuyerBearer(
   if (env.XX_PAT !== undefined && env.XX_PAT !== '')
     return withAgent(checkEnvPat(env.XX_PAT), ctx.apiUrl(), { kind: 'env', variable: 'XX_PAT' });
   const creds = loadCredentials(ctx.paths);
-  const active = creds.active ? creds.profiles[creds.active] : undefined;
+  const active = profileOf(creds, creds.active);
   if (active && creds.active)
     return withAgent(active.token, active.server, { kind: 'active_profile', profile: creds.active });
   let agent: AgentRecord;
@@ -130,7 +133,7 @@ export function requireBuyerBearer(ctx: CliContext, flags: BearerFlags = {}): Bu
   const found = findBuyerBearer(ctx, flags);
   if (found) return found;
   throw ctx.missingSession(
-    'No agent credentials: pass --profile <name>, set XX_PAT to an agent PAT, `xx login --token <PAT>`, or run `xx init`.',
+    'No agent credentials: pass --profile <name>, set XX_PAT to an agent PAT, pipe a PAT to `xx login --token -`, or run `xx init`.',
     'no_active_agent',
   );
 }

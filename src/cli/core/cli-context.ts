@@ -1,10 +1,10 @@
 /**
- * What every command gets: the paths, the env (XX_ENV and its env file), the API base URL, output that
- * honours `--json`, prompts that refuse to block without a TTY (exit 2 naming the flag), a spinner on
- * stderr only for a terminal, and clients for the three kinds of bearer — the account session (with the
- * silent PAT exchange of docs/cli.md, "Sessions": such a session acts as the agent, for the seller flow),
- * the active service's PAT and the active agent's PAT. Money-control commands sign the owner in again instead
- * (commands/account/owner-sign-in.ts).
+ * What every command gets: the paths (their home refused when another user could write it: ./home-dir.ts),
+ * the env (XX_ENV and its env file), the API base URL, output that honours `--json`, prompts that refuse to
+ * block without a TTY (exit 2 naming the flag), a spinner on stderr only for a terminal, and clients for the
+ * three kinds of bearer — the account session (with the silent PAT exchange of docs/cli.md, "Sessions": such a
+ * session acts as the agent, for the seller flow), the active service's PAT and the active agent's PAT.
+ * Money-control commands sign the owner in again instead (commands/account/owner-sign-in.ts).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -12,6 +12,7 @@ import { ApiClient } from './api-client.js';
 import { CliError, missingFlag, REAUTHENTICATE_RECOVERY } from './cli-error.js';
 import { holdsMasterKey, masterKeyMigration } from './legacy-master-key.js';
 import { resolveCliPaths, type CliPaths } from './cli-paths.js';
+import { checkHomeDir } from './home-dir.js';
 import {
   loadActiveAgent,
   loadActiveService,
@@ -83,9 +84,13 @@ export function createCliContext(options: { json: boolean; env?: NodeJS.ProcessE
   const env = options.env ?? process.env;
   const envName = envNameOf(env);
   let paths = resolveCliPaths(env);
+  checkHomeDir(paths.root, Boolean(env.XX_HOME)); // before its env file is read
   const envFile = path.join(paths.envDir, `${envName}.env`);
   const loaded = loadEnvFile(envFile, env);
-  if (loaded) paths = resolveCliPaths(env);
+  if (loaded) {
+    paths = resolveCliPaths(env);
+    checkHomeDir(paths.root, Boolean(env.XX_HOME)); // the env file may name another home
+  }
   const json = options.json;
   const interactive = !json && !!process.stdin.isTTY && !!process.stdout.isTTY;
   const config = () => readJsonFile(paths.config, configSchema) ?? {};

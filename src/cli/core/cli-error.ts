@@ -48,13 +48,14 @@ export class CliError extends BaseError<string, Record<string, unknown>> {
 }
 
 /**
- * The `reauthenticate` recovery block (docs/api.md#errors) for "sign in again" (the same fields the server
- * sends with 401 `invalid_token`), for the errors the CLI raises itself: no session, no agent, a refused agent PAT.
+ * The `reauthenticate` recovery block (docs/api.md#errors) for "sign in again" (the fields the server sends
+ * with 401 `invalid_token`), for the errors the CLI raises itself: no session, no agent, a refused agent PAT.
+ * `login_command` takes the PAT on stdin (piped, or at a prompt): a PAT in argv is readable by every local user.
  */
 export const REAUTHENTICATE_RECOVERY: Readonly<Record<string, unknown>> = Object.freeze({
   kind: 'reauthenticate',
   cli_command: 'xx init',
-  login_command: 'xx login --token <PAT>',
+  login_command: 'xx login --token -',
 });
 
 /** A missing flag without a TTY to prompt on: exit 2, naming the flag. */

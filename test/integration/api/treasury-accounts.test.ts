@@ -102,7 +102,7 @@ describe('treasury accounts and PATs (HTTP, SoftHSM, PostgreSQL)', function () {
       assert.deepEqual(res.body.recovery, {
         kind: 'reauthenticate',
         cli_command: 'xx init',
-        login_command: 'xx login --token <PAT>',
+        login_command: 'xx login --token -',
       });
     }
     const a = await t.request('POST', '/v1/treasury', {

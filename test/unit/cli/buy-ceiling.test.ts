@@ -47,4 +47,17 @@ describe('xx buy: the price ceiling without --max', () => {
     );
     assert.throws(() => buyCeiling(ctx, { max: '-1' }), /--max/);
   });
+
+  it('a profile named after a prototype key is no profile; a name outside the rule is exit 2 naming --profile', () => {
+    const ctx = createCliContext({ json: true, env: { HOME: home, XX_HOME: home } });
+    delete process.env.XX_BUY_MAX_USD;
+    const profile = { token: 'xx_pat_aaaaaaaaaaaaaaaaaaaa', server: 'http://127.0.0.1:9', added_at: '2026-11-29' };
+    saveCredentials(ctx.paths, { active: 'constructor', profiles: { work: { ...profile, buy_max_usd: '0.25' } } });
+    assert.deepEqual(buyCeiling(ctx, {}), { max_usd: DEFAULT_BUY_MAX_USD, source: 'default' });
+    assert.deepEqual(buyCeiling(ctx, { profile: 'toString' }), { max_usd: DEFAULT_BUY_MAX_USD, source: 'default' });
+    assert.throws(
+      () => buyCeiling(ctx, { profile: '__proto__' }),
+      (err: Error & { exitCode?: number; code?: string }) => err.exitCode === 2 && err.code === 'invalid_argument',
+    );
+  });
 });

@@ -1,8 +1,9 @@
 /**
  * The buyer commands' one credential resolver (src/cli/core/buyer-bearer.ts): --profile > XX_PAT > the
  * active profile > the active agent, each with its server (XX_API_URL over all), the local agent record found
- * for the PAT in use, a missing --profile refused rather than skipped, a malformed or master-key XX_PAT
- * refused before any request; and `xx mcp --http`'s address rules (loopback unless --allow-remote; the Host
+ * for the PAT in use, a missing --profile refused rather than skipped (a prototype key such as `constructor`
+ * too; a name outside the rule, such as `__proto__`, is exit 2 naming --profile), a malformed or master-key
+ * XX_PAT refused before any request; and `xx mcp --http`'s address rules (loopback unless --allow-remote; the Host
  * values the DNS-rebinding check accepts).
  */
 import assert from 'node:assert/strict';
@@ -10,7 +11,13 @@ import path from 'node:path';
 import { findBuyerBearer, requireBuyerBearer } from '../../../src/cli/core/buyer-bearer.js';
 import { createCliContext } from '../../../src/cli/core/cli-context.js';
 import { CliError } from '../../../src/cli/core/cli-error.js';
-import { saveAgent, saveCredentials, setActiveAgent, type AgentRecord } from '../../../src/cli/core/cli-state.js';
+import {
+  loadCredentials,
+  saveAgent,
+  saveCredentials,
+  setActiveAgent,
+  type AgentRecord,
+} from '../../../src/cli/core/cli-state.js';
 import { allowedHostHeaders, parseListenAddress } from '../../../src/cli/commands/mcp/mcp-listen-address.js';
 import { fileTempDir } from '../../support/temp-dirs.js';
 
@@ -106,6 +113,47 @@ describe('buyer credentials: one resolver, --profile > XX_PAT > active profile >
     );
     vars.XX_PAT = `xx_treasury_sk_${'a'.repeat(40)}`;
     assert.equal(code(() => findBuyerBearer(ctx, {}, vars))![0], 'master_key_removed');
+  });
+});
+
+describe('buyer credentials: profile names never reach the object prototype', () => {
+  const profile = (c: string) => ({ token: pat(c), server: 'http://p.server', added_at: '2026-11-26T00:00:00.000Z' });
+
+  it('--profile constructor (or any prototype key) is profile_not_found, even with XX_API_URL set', () => {
+    const { ctx, vars } = setup({ XX_API_URL: 'http://override.server' });
+    saveCredentials(ctx.paths, { active: 'main', profiles: { main: profile('b') } });
+    for (const name of ['constructor', 'toString', 'hasOwnProperty', 'valueOf'])
+      assert.deepEqual(
+        code(() => findBuyerBearer(ctx, { profile: name }, vars)),
+        ['profile_not_found', 2],
+        name,
+      );
+  });
+
+  it('a --profile outside the name rule (__proto__, a path, a space, empty) is exit 2 naming --profile', () => {
+    const { ctx, vars } = setup();
+    saveCredentials(ctx.paths, { active: 'main', profiles: { main: profile('b') } });
+    for (const name of ['__proto__', '../main', 'a b', '', '-x', 'x'.repeat(65)]) {
+      try {
+        findBuyerBearer(ctx, { profile: name }, vars);
+        assert.fail(`${name}: accepted`);
+      } catch (err) {
+        assert.ok(err instanceof CliError, String(err));
+        assert.deepEqual([err.code, err.exitCode, err.details], ['invalid_argument', 2, { flag: '--profile' }], name);
+      }
+    }
+    assert.equal(findBuyerBearer(ctx, { profile: 'main' }, vars)!.token, pat('b'));
+  });
+
+  it('profiles read from and written to the file are its own: a prototype-named one is kept, an active prototype key is none', () => {
+    const { ctx, vars } = setup();
+    const creds = loadCredentials(ctx.paths);
+    const name: string = 'constructor'; // what `xx login --profile constructor` writes
+    creds.profiles[name] = profile('d');
+    saveCredentials(ctx.paths, { ...creds, active: 'toString' });
+    assert.deepEqual(Object.keys(loadCredentials(ctx.paths).profiles), ['constructor']);
+    assert.equal(findBuyerBearer(ctx, {}, vars), undefined, 'an active "toString" names no profile');
+    assert.equal(findBuyerBearer(ctx, { profile: 'constructor' }, vars)!.token, pat('d'));
   });
 });
 

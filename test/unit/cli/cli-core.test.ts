@@ -14,7 +14,7 @@ import { z } from 'zod';
 import { waitForPat } from '../../../src/cli/commands/account/init-command.js';
 import { ApiClient } from '../../../src/cli/core/api-client.js';
 import { createCliContext } from '../../../src/cli/core/cli-context.js';
-import { CliError } from '../../../src/cli/core/cli-error.js';
+import { CliError, REAUTHENTICATE_RECOVERY } from '../../../src/cli/core/cli-error.js';
 import { resolveCliPaths } from '../../../src/cli/core/cli-paths.js';
 import { saveAgent, saveSession, setActiveAgent } from '../../../src/cli/core/cli-state.js';
 import { renderError } from '../../../src/cli/core/run-command.js';
@@ -109,6 +109,31 @@ describe('xx CLI core', () => {
       () => createCliContext({ json: true, env: { XX_HOME: root, XX_ENV: 'staging' } }),
       (e: unknown) => e instanceof CliError && e.exitCode === 2 && e.code === 'invalid_env',
     );
+  });
+
+  it('refuses a home (XX_HOME, or ~/.xx) writable by group or others: unsafe_home, before its env file is read', () => {
+    const root = tmp();
+    fs.mkdirSync(path.join(root, 'env'));
+    fs.writeFileSync(path.join(root, 'env', 'dev.env'), 'XX_API_URL=http://planted.example\n');
+    assert.equal(createCliContext({ json: true, env: { XX_HOME: root } }).apiUrl(), 'http://planted.example');
+    const unsafe = (env: NodeJS.ProcessEnv) => () => createCliContext({ json: true, env });
+    const refused = (e: unknown) =>
+      e instanceof CliError && e.code === 'unsafe_home' && e.exitCode === 1 && e.details.path === root;
+    for (const mode of [0o770, 0o707, 0o777]) {
+      fs.chmodSync(root, mode);
+      assert.throws(unsafe({ XX_HOME: root }), refused, mode.toString(8));
+    }
+    const home = tmp();
+    fs.renameSync(root, path.join(home, '.xx'));
+    assert.throws(unsafe({ HOME: home }), (e: unknown) => e instanceof CliError && e.code === 'unsafe_home');
+    fs.chmodSync(path.join(home, '.xx'), 0o700);
+    assert.equal(createCliContext({ json: true, env: { HOME: home } }).apiUrl(), 'http://planted.example');
+    assert.equal(createCliContext({ json: true, env: { XX_HOME: path.join(home, 'none-yet') } }).env.name, 'dev');
+  });
+
+  it("the reauthenticate recovery's login command takes the PAT on stdin, never in argv", () => {
+    assert.equal(REAUTHENTICATE_RECOVERY.login_command, 'xx login --token -');
+    assert.doesNotMatch(JSON.stringify(REAUTHENTICATE_RECOVERY), /<PAT>|xx_pat_/);
   });
 
   it('never prompts under --json or without a terminal: exit 2 naming the flag', async () => {
@@ -326,7 +351,7 @@ describe('xx CLI core', () => {
           [
             'reauthenticate',
             1,
-            { kind: 'reauthenticate', cli_command: 'xx init', login_command: 'xx login --token <PAT>' },
+            { kind: 'reauthenticate', cli_command: 'xx init', login_command: 'xx login --token -' },
           ],
         );
         return true;

@@ -1,5 +1,6 @@
 /**
- * Tokens and identity: `login` (store a PAT profile, from --token or stdin), `whoami`, `profile
+ * Tokens and identity: `login` (store a PAT profile, from stdin — `--token -` — or, with a warning, the flag:
+ * ../../core/pat-input.ts; the name checked first: ../../core/profile-names.ts), `whoami`, `profile
  * {list,switch,delete}`, `pat {list,create,revoke}` and `dashboard` (a single-use PAT of the active agent,
  * minted within its PAT, handed in the URL fragment — which never reaches a server log — to the browser
  * that asked for it with the code /cli-handoff shows). PATs are printed only by `pat create`,
@@ -13,8 +14,10 @@ import type { ApiClient } from '../../core/api-client.js';
 import type { CliContext } from '../../core/cli-context.js';
 import { CliError } from '../../core/cli-error.js';
 import { openInBrowser } from '../../core/open-browser.js';
+import { readPatInput } from '../../core/pat-input.js';
 import { findBuyerBearer, describeSource, type BearerFlags } from '../../core/buyer-bearer.js';
 import { loadActiveAgent, loadCredentials, loadSession, saveCredentials } from '../../core/cli-state.js';
+import { profileNameArgument, profileOf } from '../../core/profile-names.js';
 import { readEveryPage } from '../../core/read-every-page.js';
 import {
   loggedOutSchema,
@@ -33,17 +36,11 @@ import type { withOwnerSession as WithOwnerSession } from './owner-sign-in.js';
 const withOwnerSession: typeof WithOwnerSession = async (...args) =>
   (await import('./owner-sign-in.js')).withOwnerSession(...args);
 
-async function readStdin(): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const c of process.stdin) chunks.push(c as Buffer);
-  return Buffer.concat(chunks).toString('utf8').trim();
-}
-
 async function login(ctx: CliContext, opts: { token?: string; profile?: string; buyMax?: string }): Promise<void> {
   const buyMax = opts.buyMax === undefined ? undefined : usdArgument('--buy-max', opts.buyMax);
-  let token = opts.token;
-  if (!token && !process.stdin.isTTY) token = await readStdin();
-  if (!token) token = await ctx.prompt.password({ message: 'PAT (xx_pat_…)', flag: '--token' });
+  const name = profileNameArgument(opts.profile ?? 'default'); // before the PAT is read or checked
+  const input = await readPatInput(ctx, opts.token);
+  const token = input.token;
   if (!/^xx_pat_[A-Za-z0-9_-]{16,200}$/.test(token)) {
     if (isMasterKey(token))
       throw new CliError({
@@ -58,7 +55,6 @@ async function login(ctx: CliContext, opts: { token?: string; profile?: string; 
     await (await import('./init-command.js')).waitForPat(client);
     return client.request('GET', '/v1/auth/whoami', { reply: whoamiSchema });
   });
-  const name = opts.profile ?? 'default';
   const creds = loadCredentials(ctx.paths);
   creds.profiles[name] = {
     token,
@@ -68,6 +64,7 @@ async function login(ctx: CliContext, opts: { token?: string; profile?: string; 
   };
   creds.active = name;
   saveCredentials(ctx.paths, creds);
+  input.warnOnSuccess();
   ctx.out(
     { profile: name, server, buy_max_usd: buyMax ?? null, ...who },
     `Saved profile "${name}" (${who.scope_type} ${who.scope_id}) for ${server}${buyMax ? `; xx buy pays at most ${buyMax} USD a request unless --max says otherwise` : ''}.`,
@@ -138,13 +135,13 @@ function profiles(ctx: CliContext, action: 'list' | 'switch' | 'delete', name?: 
       formatTable(
         ['', 'name', 'server', 'added'],
         rows.map((r) => [r.active ? '*' : '', r.name, r.server, r.added_at]),
-        'No profiles. Add one with `xx login --token <PAT>`.',
+        'No profiles. Add one with `xx login --token -` (the PAT on stdin).',
       ),
     );
     return;
   }
   if (!name) throw badArgument('<name>', 'a profile name is required');
-  if (!creds.profiles[name])
+  if (!profileOf(creds, name))
     throw new CliError({ code: 'profile_not_found', userMessage: `No profile named "${name}".` });
   if (action === 'switch') creds.active = name;
   else {
@@ -330,8 +327,8 @@ export function registerAuthCommands(program: Command, contextOf: ContextOf): vo
   program
     .command('login')
     .description('Store a PAT in a credentials profile (--token, or piped on stdin)')
-    .option('--token <pat>', 'the PAT (xx_pat_…); read from stdin when piped')
-    .option('--profile <name>', 'profile name', 'default')
+    .option('--token <pat|->', '- (the default): the PAT from stdin, or a prompt; a PAT here is visible to other users')
+    .option('--profile <name>', 'profile name (letters, digits, _ . -)', 'default')
     .option('--buy-max <usd>', "this profile's xx buy ceiling when --max is not given (default 1.00)")
     .action(act(contextOf, (ctx, opts: { token?: string; profile?: string; buyMax?: string }) => login(ctx, opts)));
   program

@@ -8,6 +8,7 @@
  */
 import { loadCredentials } from '../../core/cli-state.js';
 import type { CliContext } from '../../core/cli-context.js';
+import { profileNameArgument, profileOf } from '../../core/profile-names.js';
 import { usdArgument } from '../seller/seller-kit.js';
 
 /** The ceiling when nothing else names one: one dollar a request. */
@@ -28,7 +29,8 @@ export function buyCeiling(
   if (fromEnv !== undefined && fromEnv !== '')
     return { max_usd: usdArgument('XX_BUY_MAX_USD', fromEnv), source: 'XX_BUY_MAX_USD' };
   const creds = loadCredentials(ctx.paths);
-  const profile = creds.profiles[opts.profile ?? creds.active ?? ''];
+  // The file's own profiles only, never a key of the object prototype (../../core/profile-names.ts).
+  const profile = profileOf(creds, opts.profile === undefined ? creds.active : profileNameArgument(opts.profile));
   if (profile?.buy_max_usd) return { max_usd: profile.buy_max_usd, source: 'profile' };
   return { max_usd: DEFAULT_BUY_MAX_USD, source: 'default' };
 }

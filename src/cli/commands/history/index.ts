@@ -9,6 +9,7 @@ import type { Command } from 'commander';
 import { agentOfBearer } from '../../core/buyer-agent.js';
 import { requireBuyerBearer, type BearerFlags } from '../../core/buyer-bearer.js';
 import type { CliContext } from '../../core/cli-context.js';
+import { printable } from '../../core/run-command.js';
 import { paymentPageSchema } from '../../../shared/api-responses/payment-history-responses.js';
 import { formatTable } from '../seller/seller-format.js';
 import { act, badArgument, type ContextOf } from '../seller/seller-kit.js';
@@ -43,7 +44,7 @@ async function history(ctx: CliContext, opts: HistoryOptions): Promise<void> {
       `${p.settled_usd ?? p.amount_usd} USD`,
       networkName(p.network),
       p.payee,
-      p.resource ?? '',
+      printable(p.resource ?? ''), // the seller's words: no escape sequence reaches the terminal
       p.tx_hash ?? '',
     ]),
     'No payments yet.',

@@ -42,7 +42,7 @@ async function mcp(ctx: CliContext, opts: McpOptions): Promise<void> {
     throw new CliError({
       code: 'missing_bearer',
       userMessage:
-        'xx mcp has no agent PAT: set XX_PAT, pass --profile <name>, or sign in with `xx login --token <PAT>` / `xx init`.',
+        'xx mcp has no agent PAT: set XX_PAT, pass --profile <name>, or sign in with `xx login --token -` (the PAT on stdin) / `xx init`.',
       recovery: { ...REAUTHENTICATE_RECOVERY },
     });
   const allowPrivateTargets = opts.allowPrivateTargets === true || process.env.XX_MCP_ALLOW_PRIVATE_TARGETS === '1';
