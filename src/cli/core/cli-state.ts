@@ -8,7 +8,6 @@ import path from 'node:path';
 import { z } from 'zod';
 import { CliError, REAUTHENTICATE_RECOVERY } from './cli-error.js';
 import type { CliPaths } from './cli-paths.js';
-import { ownRecord } from './profile-names.js';
 import { readJsonFile, readTextFile, writeSecretFile, writeSecretJson } from './secret-file.js';
 
 const idSchema = z.string().regex(/^[a-z]{3,4}_[0-9a-f]{24}$/);
@@ -142,7 +141,8 @@ export function loadActiveAgent(paths: CliPaths): AgentRecord {
 /** The credentials file; its profiles in a record with no prototype (look one up with `profileOf`). */
 export function loadCredentials(paths: CliPaths): Credentials {
   const creds = readJsonFile(paths.credentials, credentialsSchema) ?? { profiles: {} };
-  return { ...creds, profiles: ownRecord(creds.profiles) };
+  // A record with no prototype (./profile-names.ts): any name stays an own entry, read or written.
+  return { ...creds, profiles: Object.assign(Object.create(null) as typeof creds.profiles, creds.profiles) };
 }
 export function saveCredentials(paths: CliPaths, credentials: Credentials): void {
   writeSecretJson(paths.credentials, credentials);

@@ -31,8 +31,3 @@ export function profileNameArgument(name: string, flag = '--profile'): string {
 export function profileOf(credentials: Credentials, name: string | undefined): Profile | undefined {
   return name !== undefined && Object.hasOwn(credentials.profiles, name) ? credentials.profiles[name] : undefined;
 }
-
-/** The same entries in a record with no prototype: any key stays an own entry, read or written. */
-export function ownRecord<T>(entries: Record<string, T>): Record<string, T> {
-  return Object.assign(Object.create(null) as Record<string, T>, entries);
-}
