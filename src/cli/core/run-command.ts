@@ -9,10 +9,11 @@ import { CliError } from './cli-error.js';
 
 /**
  * A server- or seller-sent value as one printable line (no control characters: no terminal escapes, no line
- * breaks). Commands pass such values through it before printing them (e.g. `xx buy`).
+ * breaks, Unicode's line and paragraph separators included). Commands pass such values through it before printing
+ * them (e.g. `xx buy`), and the MCP tools before handing them to the model.
  */
 // eslint-disable-next-line no-control-regex
-export const printable = (v: string) => v.replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ');
+export const printable = (v: string) => v.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, ' ');
 
 /**
  * The next step the recovery block carries (what `--json` prints as `recovery`), for text mode: the settings

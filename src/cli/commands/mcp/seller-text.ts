@@ -21,9 +21,9 @@ export const sellerTextSchema = z.object({
 });
 export type SellerText = z.infer<typeof sellerTextSchema>;
 
-/** The seller's text, marked; control characters and Unicode line breaks blanked. */
+/** The seller's text, marked; control characters and Unicode line breaks blanked (`printable`). */
 export function sellerText(text: string): SellerText {
-  return { trust: 'untrusted', text: printable(text).replace(/[\u2028\u2029]/g, ' ') };
+  return { trust: 'untrusted', text: printable(text) };
 }
 
 /**
