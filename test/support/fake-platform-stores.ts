@@ -50,7 +50,14 @@ export class FakePatStore implements PatStore {
     ];
   }
 
-  async ownedParent(accountId: string, patId: string, now: Date): Promise<ParentCredential | undefined> {
+  /** Holds PATs only: a session as parent is the PostgreSQL store's (test/integration/api). */
+  async ownedParent(
+    accountId: string,
+    patId: string,
+    now: Date,
+    kind: 'pat' | 'session' = 'pat',
+  ): Promise<ParentCredential | undefined> {
+    if (kind !== 'pat') return undefined;
     const pat = this.pats.get(patId);
     if (!pat || pat.account_id !== accountId) return undefined;
     const chain: FakePat[] = [];

@@ -1,8 +1,8 @@
 /**
  * Which bearer a wallet page uses. The wallet routes take a Treasury PAT or an agent's (exchanged) session;
  * an owner's sign-in session takes neither, so for an owner the dashboard mints a short-lived Treasury PAT
- * for the wallet's Treasury account (POST /v1/pats, 15 minutes, labelled "dashboard"), keeps it in memory
- * with the session and revokes it at sign-out. A session exchanged from an agent PAT reads, pays and dry-runs
+ * for the wallet's Treasury account (POST /v1/pats within the session, 15 minutes, labelled "dashboard"), keeps it
+ * in memory with the session and revokes it at sign-out; the API ends it with the session in any case. A session exchanged from an agent PAT reads, pays and dry-runs
  * as that agent, but cannot change a policy, rotate, revoke or make a Treasury PAT (the API refuses; the
  * pages say to sign in with a wallet).
  *
@@ -11,8 +11,9 @@
  * renewed near its expiry revokes the one it replaces; revokeMinted (sign-out, or a sign-in replacing the
  * session) waits for the mints in flight and revokes them with the session's bearer before it is logged out,
  * and a mint that lands after its session was retired or replaced is revoked at once and never handed out.
- * Does not defend: a tab closed or reloaded while signed in (nothing runs then; the PATs expire after their 15
- * minutes, the session at its own expiry), nor a revocation the API refuses or never receives (best effort).
+ * A tab closed or reloaded while signed in runs none of this; its PATs were minted `within_session`, so the API
+ * ends them with the session (`xx logout --all` ending every session, or its expiry) and never later. Does not
+ * defend: a session that stays live (its PATs live up to their 15 minutes beside it).
  */
 import type { CreatedPat } from '../../../src/shared/api-responses/pat-responses';
 import { api, bearer, reply } from './client';
@@ -63,7 +64,13 @@ function mint(accountId: string, session: Session, superseded?: Minted): Promise
       const created = await reply<CreatedPat>(
         api.POST('/v1/pats', {
           headers: bearer(session.token),
-          body: { scope_type: 'treasury', scope_id: accountId, label: 'dashboard', expires_in_seconds: 900 },
+          body: {
+            scope_type: 'treasury',
+            scope_id: accountId,
+            label: 'dashboard',
+            expires_in_seconds: 900,
+            within_session: true,
+          },
         }),
       );
       if (retired.has(session) || getSession() !== session) {

@@ -6,7 +6,9 @@
  *
  * Rules for a parent credential (a root bounds nothing):
  * - scope: the child's scope is the parent's (same scope type and id); the gate scope only if the parent
- *   carries it. A wider scope is refused (`scope`).
+ *   carries it. An account-scoped parent (the owner's sign-in session) holds every scope of its own account:
+ *   its child names that account (`accountId`, the account the caller resolved the child's scope in). A wider
+ *   scope is refused (`scope`).
  * - expiry: a parent that expires gives its child at most that expiry; a longer or open-ended request is
  *   cut to the parent's (the child is bounded, not refused). A parent already past its expiry makes nothing.
  * - daily cap: none asked inherits the parent's. A child of an agent PAT spends from its parent's daily
@@ -38,6 +40,8 @@ export interface ParentCredential extends LineageScope {
 }
 
 export interface ChildRequest extends LineageScope {
+  /** The account the child's scope belongs to; what an account-scoped parent is checked against. */
+  accountId?: string | undefined;
   expiresAt: Date | null;
   /** undefined: not asked (inherits the parent's cap); null: explicitly none. */
   dailyCapMicro: bigint | null | undefined;
@@ -59,7 +63,8 @@ const earlier = (a: Date | null, b: Date | null): Date | null => {
   return a <= b ? a : b;
 };
 
-function withinScope(parent: LineageScope, child: LineageScope): boolean {
+function withinScope(parent: LineageScope, child: ChildRequest): boolean {
+  if (parent.scopeType === 'account') return child.scopeType !== 'account' && child.accountId === parent.scopeId;
   if (child.gate && !parent.gate) return false;
   if (child.scopeType === parent.scopeType) return child.scopeId === parent.scopeId;
   return false;

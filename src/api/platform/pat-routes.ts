@@ -20,10 +20,10 @@ export function patRoutes(deps: { auth: Authenticator; pats: PatService }): Rout
 
   router.post('/v1/pats', async (ctx) => {
     const principal = await platformPrincipal(ctx);
-    const { accountId } = requireSession(principal, 'owner');
+    const { accountId, sessionId } = requireSession(principal, 'owner');
     const body = validate(createPatBodySchema, ctx.state.body);
     ctx.status = 201;
-    ctx.body = await deps.pats.create(accountId, body, principal.actor);
+    ctx.body = await deps.pats.create(accountId, body, principal.actor, sessionId);
   });
 
   router.get('/v1/pats', async (ctx) => {

@@ -24,8 +24,17 @@ export const createPatBodySchema = z
       .string()
       .regex(/^pat_[0-9a-f]{24}$/, 'expected a PAT id (pat_…)')
       .optional(),
+    /**
+     * Mint the PAT within the calling sign-in session, as its child: it ends when the session ends (sign-out,
+     * expiry, "end every session") and never outlives it. The dashboard's PATs. Not with `parent_pat_id`.
+     */
+    within_session: z.boolean().optional(),
   })
-  .strict();
+  .strict()
+  .refine((b) => !(b.within_session === true && b.parent_pat_id !== undefined), {
+    message: 'within_session and parent_pat_id name two parents; give one',
+    path: ['within_session'],
+  });
 
 export const patchPatBodySchema = z.object({ daily_cap_usd: usdAmount.nullable() }).strict();
 

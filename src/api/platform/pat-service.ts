@@ -6,7 +6,8 @@
  * together with every credential made within it (revoke-lineage.ts; the caller evicts them from the bearer
  * cache with `Authenticator.forget`), daily cap changeable. A PAT minted by the owner's sign-in session is a
  * root of the account; one minted within another PAT (`parent_pat_id`: the `xx dashboard` handoff) is that
- * PAT's child, bounded by credential-lineage.ts. Lists hold every PAT of the account, whoever minted it. Stored only as SHA-256. Lists are paged (keyset on created_at, id) and
+ * PAT's child, and one minted `within_session` (the dashboard's) the session's, bounded by credential-lineage.ts
+ * and revoked with its parent. Lists hold every PAT of the account, whoever minted it. Stored only as SHA-256. Lists are paged (keyset on created_at, id) and
  * only ever hold the caller's account's PATs; a seller's list narrows them to that seller's service PATs.
  */
 import { formatUsd, parseUsd } from '../../../policy/money.js';
@@ -75,8 +76,11 @@ export class PatService {
       expires_in_seconds?: number | undefined;
       /** Make the PAT within this PAT of the account (credential-lineage.ts): its child, never more. */
       parent_pat_id?: string | undefined;
+      /** Make the PAT within the calling session (`sessionId`): its child, ending with it. */
+      within_session?: boolean | undefined;
     },
     actor: string,
+    sessionId?: string,
   ): Promise<CreatedPat> {
     if (input.daily_cap_usd !== undefined && input.scope_type !== 'agent') {
       throw new AppError('invalid_request', { message: 'daily_cap_usd applies to buyer (agent) PATs only.' });
@@ -87,7 +91,12 @@ export class PatService {
       });
     }
     const now = this.deps.clock();
-    const parent = input.parent_pat_id === undefined ? null : await this.parentPat(accountId, input.parent_pat_id, now);
+    const parent =
+      input.parent_pat_id !== undefined
+        ? await this.parentPat(accountId, input.parent_pat_id, now)
+        : input.within_session === true
+          ? await this.parentSession(accountId, sessionId, now)
+          : null;
     let scopeId: string;
     if (input.scope_type === 'gate') {
       if (input.scope_id !== undefined && input.scope_id !== accountId) throw new AppError('scope_not_found');
@@ -96,12 +105,14 @@ export class PatService {
       const inherited = parent?.scopeType === input.scope_type ? parent.scopeId : undefined;
       scopeId = await this.resolveScope(accountId, input.scope_type, input.scope_id ?? inherited);
     }
-    // A PAT minted by the owner's sign-in session is a root of the account (the session is only its creator).
+    // A PAT minted by the owner's sign-in session is a root of the account (the session is only its creator),
+    // unless it is asked for within the session.
     const child = requireBoundChild(
       parent,
       {
         scopeType: input.scope_type,
         scopeId,
+        accountId,
         gate: input.scope_type === 'gate' || input.gate === true,
         expiresAt: input.expires_in_seconds ? new Date(now.getTime() + input.expires_in_seconds * 1000) : null,
         dailyCapMicro: input.daily_cap_usd === undefined ? undefined : parseUsd(input.daily_cap_usd),
@@ -145,6 +156,17 @@ export class PatService {
         });
       throw e;
     }
+  }
+
+  /**
+   * The calling sign-in session as a lineage parent. It authenticated this request, so it is live unless it
+   * ended since: then `invalid_token` (sign in again), as for any bearer that ended.
+   */
+  private async parentSession(accountId: string, sessionId: string | undefined, now: Date): Promise<ParentCredential> {
+    if (sessionId === undefined) throw new AppError('invalid_request', { message: 'within_session needs a session.' });
+    const parent = await this.deps.store.ownedParent(accountId, sessionId, now, 'session');
+    if (!parent) throw new AppError('invalid_token');
+    return parent;
   }
 
   /** A page of the account's PATs (of one scope when given), oldest first; never the secrets. */

@@ -9,8 +9,8 @@
  *   trail shows its chain verified. Under the policy the page signed, revoking shows the API's refusal
  *   (key_destruction_not_allowed) and how to allow it; the wallet stays.
  * - Treasury PATs the pages mint for an owner: the overview's rows, loading at once, share one "dashboard" PAT
- *   for the account, and Sign out leaves none live; a wallet sign-in after a CLI handoff logs the exchanged
- *   session out.
+ *   for the account, and Sign out leaves none live; a tab closed while signed in leaves its PAT no longer than
+ *   its session; a wallet sign-in after a CLI handoff logs the exchanged session out.
  * - Sellers: a paid call to the sandbox's demo seller (ops/sandbox/demo-seller.ts, our x402 middleware)
  *   appears on the seller's ledger page, opened with the seller's service PAT; the revenue chart draws; the
  *   CSV export downloads the row.
@@ -30,6 +30,7 @@ import {
   handoffLink,
   handoffPat,
   newOwner,
+  ownerSession,
   signFirstPolicyOnWalletPage,
   useDashboardWorld,
 } from './dashboard-world.js';
@@ -220,6 +221,30 @@ describe('dashboard pages (Chromium)', function () {
     } finally {
       await context.close();
     }
+  });
+
+  it('a tab closed while signed in leaves its Treasury PAT only as long as its session: ending the session ends it', async () => {
+    const owner = await newOwner(world, ['closed']);
+    const { context, page } = await newDashboardPage(world.browser);
+    try {
+      await installFakeWallet(page, owner.key);
+      await page.goto('/dashboard/');
+      await Promise.all([
+        page.waitForResponse((r) => r.url().endsWith('/v1/identity/init') && r.ok()),
+        page.getByRole('button', { name: 'Sign in with a browser wallet' }).click(),
+      ]);
+      const row = page.getByTestId('wallet-row');
+      await row.first().waitFor();
+      await row.getByRole('status').first().waitFor({ state: 'detached' });
+      assert.equal((await liveDashboardPats(owner.session)).length, 1);
+    } finally {
+      await context.close(); // no Sign out: nothing of the page runs again
+    }
+    // The owner ends every session of the account elsewhere (the CLI, another browser).
+    const ended = await world.t.request('POST', '/v1/auth/sessions/revoke-all', { token: owner.session });
+    assert.equal(ended.status, 200, JSON.stringify(ended.body));
+    const again = await ownerSession(world.t, owner.key);
+    assert.deepEqual(await liveDashboardPats(again.session), [], 'the closed tab’s PAT ended with its session');
   });
 
   it('a wallet sign-in after a CLI handoff logs the exchanged session out', async () => {

@@ -11,7 +11,8 @@
  * - revoking a parent ends every descendant (cached ones too), and a token any of whose ancestors is
  *   revoked or expired is refused even when its own row says nothing;
  * - revoke-all ends every session of the account and what was made within them; PATs the owner minted
- *   with a sign-in session are roots of the account and stay;
+ *   with a sign-in session are roots of the account and stay, unless minted `within_session` (the
+ *   dashboard's): those are the session's children, never outliving it, ended with it;
  * - exchange-pat keeps at most three live sessions per PAT.
  */
 import assert from 'node:assert/strict';
@@ -246,5 +247,60 @@ describe('credential lineage (HTTP, PostgreSQL, SoftHSM)', function () {
     assert.equal(await status(exchanged), 401);
     assert.equal(await status(pat.pat), 200, 'the owner minted it on purpose: a root of the account');
     assert.equal(await status(dashboard.pat), 200);
+  });
+
+  it('a PAT minted within_session is the session’s child: no later expiry, and ended by sign-out or revoke-all', async () => {
+    for (const end of ['logout', 'revoke-all'] as const) {
+      const other = await signInWithNewKey(t);
+      const kept = await mintPat({ scope_type: 'treasury', expires_in_seconds: 900 }, other.session);
+      const within = await mintPat(
+        { scope_type: 'treasury', label: 'dashboard', expires_in_seconds: 900, within_session: true },
+        other.session,
+      );
+      const forever = await mintPat({ scope_type: 'agent', within_session: true }, other.session);
+      const sessionRow = await t.db
+        .knex('api_tokens')
+        .where({ token_hash: hashToken(other.session) })
+        .first('id', 'expires_at');
+      const rows = await t.db.knex('api_tokens').whereIn('id', [within.id, forever.id]).select('id', 'parent_token_id');
+      assert.deepEqual(
+        rows.map((r) => r.parent_token_id),
+        [sessionRow.id, sessionRow.id],
+      );
+      assert.equal(
+        forever.expires_at,
+        (sessionRow.expires_at as Date).toISOString(),
+        'a PAT asked for without expiry ends with the session',
+      );
+      assert.equal(await status(within.pat), 200); // cached now for 10 s
+      const ended =
+        end === 'logout'
+          ? await t.request('POST', '/v1/auth/logout', { token: other.session })
+          : await t.request('POST', '/v1/auth/sessions/revoke-all', { token: other.session });
+      assert.equal(ended.status, 200, JSON.stringify(ended.body));
+      assert.equal(await status(within.pat), 401, `${end}: the session's PAT ends with it`);
+      assert.equal(await status(forever.pat), 401);
+      assert.equal(await status(kept.pat), 200, 'a PAT minted as a root of the account stays');
+    }
+  });
+
+  it('within_session: a session of the account only; not beside parent_pat_id; never another account’s scope', async () => {
+    const other = await signInWithNewKey(t);
+    const both = await t.request('POST', '/v1/pats', {
+      token: other.session,
+      body: { scope_type: 'agent', within_session: true, parent_pat_id: (await agentPat()).id },
+    });
+    assert.equal(both.status, 400, JSON.stringify(both.body));
+    const foreign = await t.request('POST', '/v1/pats', {
+      token: other.session,
+      body: { scope_type: 'agent', scope_id: owner.agent_id, within_session: true },
+    });
+    assert.equal(foreign.body.error_code, 'scope_not_found', JSON.stringify(foreign.body));
+    const exchanged = await exchange((await agentPat()).pat);
+    const fromExchanged = await t.request('POST', '/v1/pats', {
+      token: exchanged,
+      body: { scope_type: 'agent', within_session: true },
+    });
+    assert.equal(fromExchanged.status, 403, 'an exchanged session mints no PAT, within itself or not');
   });
 });

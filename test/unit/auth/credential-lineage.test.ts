@@ -51,6 +51,23 @@ describe('credential lineage (pure)', () => {
     assert.equal(refusal(parent({ gate: true }), child({ gate: true })), undefined);
   });
 
+  it('an account-scoped parent (a sign-in session) holds every scope of its own account and of no other', () => {
+    const session = parent({ id: 'ses_1', scopeType: 'account', scopeId: 'acc_1', expiresAt: at(3600) });
+    for (const scopeType of ['treasury', 'agent', 'service', 'gate'] as const) {
+      const d = boundChild(
+        session,
+        child({ scopeType, scopeId: 'x_1', gate: scopeType === 'gate', accountId: 'acc_1' }),
+        now,
+      );
+      assert.ok(d.ok, scopeType);
+      assert.equal(d.child.parentId, 'ses_1');
+      assert.deepEqual(d.child.expiresAt, at(3600));
+    }
+    assert.equal(refusal(session, child({ accountId: 'acc_2' })), 'scope');
+    assert.equal(refusal(session, child()), 'scope', 'a child that names no account');
+    assert.equal(refusal(session, child({ scopeType: 'account', scopeId: 'acc_1', accountId: 'acc_1' })), 'scope');
+  });
+
   it('an expiring parent cuts a longer or open-ended expiry to its own; an expired one makes nothing', () => {
     for (const asked of [null, at(7200)]) {
       const d = boundChild(parent({ expiresAt: at(600) }), child({ expiresAt: asked }), now);

@@ -180,10 +180,10 @@ export function pgPatStore(knex: Knex): PatStore {
         .first(column)) as Record<string, string> | undefined;
       return agent?.[column];
     },
-    async ownedParent(accountId, patId, now) {
-      const owned = await knex('api_tokens').where({ id: patId, account_id: accountId, kind: 'pat' }).first('id');
+    async ownedParent(accountId, id, now, kind = 'pat') {
+      const owned = await knex('api_tokens').where({ id, account_id: accountId, kind }).first('id');
       if (!owned) return undefined;
-      return (await readParent(knex, patId, now)).parent;
+      return (await readParent(knex, id, now)).parent;
     },
     async insert(pat: NewPat) {
       const [row] = (await knex('api_tokens')

@@ -129,8 +129,13 @@ export interface PatStore {
   sellerScope(accountId: string, sellerId: string | undefined): Promise<string | undefined>;
   /** The account's agent (by agent id, or by its Treasury account id), else its oldest; that id, if any. */
   agentScope(accountId: string, by: 'agent' | 'treasury', scopeId: string | undefined): Promise<string | undefined>;
-  /** `patId` as a lineage parent if it is a PAT of the account; undefined if it is not. */
-  ownedParent(accountId: string, patId: string, now: Date): Promise<ParentCredential | undefined>;
+  /** `id` as a lineage parent if it is a credential of that kind (a PAT by default) of the account; else undefined. */
+  ownedParent(
+    accountId: string,
+    id: string,
+    now: Date,
+    kind?: 'pat' | 'session',
+  ): Promise<ParentCredential | undefined>;
   insert(pat: NewPat): Promise<PatRow>;
   page(
     accountId: string,
