@@ -5,9 +5,10 @@
  *   the sandbox's sellers being on loopback): the six tools listed,
  *   a balance read, the demo seller paid within budget, a budget refusal carrying `raise_max_amount`, the
  *   policy dry run and the payment history; the PAT appears in no answer;
- * - Streamable HTTP (`xx mcp --http 127.0.0.1:0`) with a PAT capped at 0.015 USD a day: one payment, then the
- *   cap refusal carrying the API's `raise_pat_cap` block; a foreign Host header is 403; a non-loopback
- *   address is refused without --allow-remote;
+ * - Streamable HTTP (`xx mcp --http 127.0.0.1:0`) with a PAT capped at 0.015 USD a day, the client sending the
+ *   bearer the --json line gave: one payment, then the cap refusal carrying the API's `raise_pat_cap` block;
+ *   a foreign Host header is 403, a request without the bearer 401; a non-loopback address is refused
+ *   without --allow-remote;
  * - no bearer: `missing_bearer`, exit 1, one JSON object on stderr under --json;
  * - a fresh home with only XX_PAT: `xx buy <demo seller> --max 0.05` pays, and `xx history` shows it.
  */
@@ -198,7 +199,7 @@ describe('xx mcp and headless credentials against the npm start sandbox (MCP SDK
     }
   });
 
-  it('Streamable HTTP on loopback: a PAT-cap refusal carries the raise_pat_cap block; a foreign Host is 403', async () => {
+  it('Streamable HTTP on loopback, with the launch bearer: a PAT-cap refusal carries raise_pat_cap; a foreign Host is 403, no bearer 401', async () => {
     // A second agent PAT with a daily cap of 0.015 USD: one 0.01 payment fits, the second does not.
     const capped = stdoutJson(
       await runXx(['pat', 'create', '--label', 'mcp-capped', '--daily-cap', '0.015', '--json'], ownerEnv),
@@ -216,40 +217,48 @@ describe('xx mcp and headless credentials against the npm start sandbox (MCP SDK
     children.push(child);
     let stderr = '';
     child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    const url = await new Promise<string>((resolve, reject) => {
+    const { url, bearer } = await new Promise<{ url: string; bearer: string }>((resolve, reject) => {
       let out = '';
       child.stdout!.setEncoding('utf8').on('data', (d: string) => {
         out += d;
         const line = out.split('\n')[0];
-        if (out.includes('\n')) resolve((JSON.parse(line!) as { url: string }).url);
+        if (out.includes('\n')) resolve(JSON.parse(line!) as { url: string; bearer: string });
       });
       child.once('exit', (code) => reject(new Error(`xx mcp --http exited ${code}: ${stderr}`)));
     });
     assert.match(url, /^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
 
-    // DNS rebinding: a request naming another host is refused before it is read.
+    assert.match(bearer, /^[A-Za-z0-9_-]{43}$/, 'this launch’s bearer, for the user who started it');
+    assert.ok(!stderr.includes(bearer), 'the bearer is printed once, on the --json line');
+
+    // DNS rebinding: a request naming another host is refused before it is read; another local process
+    // without the bearer is refused too (test/integration/cli/mcp-http-bearer.test.ts has the cases).
     const port = Number(new URL(url).port);
-    const foreign = await new Promise<number>((resolve, reject) => {
-      const req = http.request(
-        {
-          host: '127.0.0.1',
-          port,
-          path: '/mcp',
-          method: 'POST',
-          headers: { host: `evil.example:${port}`, 'content-type': 'application/json' },
-        },
-        (res) => {
-          res.resume();
-          resolve(res.statusCode ?? 0);
-        },
-      );
-      req.on('error', reject);
-      req.end('{}');
-    });
-    assert.equal(foreign, 403);
+    const statusOf = (headers: Record<string, string>) =>
+      new Promise<number>((resolve, reject) => {
+        const req = http.request(
+          {
+            host: '127.0.0.1',
+            port,
+            path: '/mcp',
+            method: 'POST',
+            headers: { 'content-type': 'application/json', ...headers },
+          },
+          (res) => {
+            res.resume();
+            resolve(res.statusCode ?? 0);
+          },
+        );
+        req.on('error', reject);
+        req.end('{}');
+      });
+    assert.equal(await statusOf({ host: `evil.example:${port}`, authorization: `Bearer ${bearer}` }), 403);
+    assert.equal(await statusOf({}), 401);
 
     const client = new Client({ name: 'treasury-test-http', version: '0' });
-    const transport = new StreamableHTTPClientTransport(new URL(url));
+    const transport = new StreamableHTTPClientTransport(new URL(url), {
+      requestInit: { headers: { Authorization: `Bearer ${bearer}` } },
+    });
     await client.connect(transport);
     try {
       assert.equal((await client.listTools()).tools.length, 6, 'the same six tools as over stdio');
@@ -272,6 +281,7 @@ describe('xx mcp and headless credentials against the npm start sandbox (MCP SDK
       await client.close();
     }
     assert.ok(!answers.some((a) => a.includes(agentPat) || a.includes(capped.pat)), 'no PAT in any tool answer');
+    assert.ok(!answers.some((a) => a.includes(bearer)), 'nor the HTTP bearer');
     child.kill('SIGTERM');
     await new Promise((resolve) => (child.exitCode === null ? child.once('exit', resolve) : resolve(null)));
   });

@@ -24,6 +24,11 @@ export const CLI_ENTRIES: Entries = {
     meaning:
       '`1`: the `xx mcp` pay tool may reach loopback and private sellers, as `--allow-private-targets` (sandbox and tests only)',
   },
+  XX_MCP_HTTP_TOKEN: {
+    meaning:
+      'the bearer `xx mcp --http` asks of every request, for a client config that survives restarts (32–1024 printable ASCII characters, no spaces; never printed)',
+    default: 'a random token made at each launch, shown to whoever started it',
+  },
   XX_RPC_URL: {
     meaning:
       "the EVM RPC a self-custody command reads and pays through (default: the sandbox chain, else the chain's public RPC)",

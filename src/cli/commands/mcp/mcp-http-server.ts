@@ -3,9 +3,13 @@
  * McpServer) per `initialize`, ended by DELETE or when the process stops.
  *
  * Defends: DNS rebinding — a request whose Host header is not this server's own address (or whose Origin,
- * when sent, is not) gets 403 before anything is parsed; oversized bodies (413 past MAX_BODY_BYTES);
- * unbounded sessions (at most MAX_SESSIONS, then 503). Does not: authenticate callers (loopback is the
- * boundary; see ./mcp-listen-address.ts).
+ * when sent, is not) gets 403 before anything is parsed; callers without the launch's bearer — every request,
+ * on any path and with or without a session ID, must carry `Authorization: Bearer <token>`
+ * (./mcp-http-bearer.ts), else 401 with `WWW-Authenticate: Bearer`, before its body is read or a session
+ * looked up, so a session ID alone is no credential; oversized bodies (413 past MAX_BODY_BYTES); unbounded
+ * sessions (at most MAX_SESSIONS, then 503). Does not: encrypt the traffic (plain HTTP; on a non-loopback
+ * bind the bearer crosses the network in clear: see ./mcp-listen-address.ts), nor tell one bearer holder
+ * from another (whoever holds the token spends with the PAT).
  */
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
@@ -15,6 +19,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 // eslint-disable-next-line import-x/no-unresolved -- the SDK's "./*" export maps types to *.js.d.ts, which this resolver cannot follow (tsc can)
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { bearerCheck } from './mcp-http-bearer.js';
 import { allowedHostHeaders, type ListenAddress } from './mcp-listen-address.js';
 
 const MAX_BODY_BYTES = 1024 * 1024;
@@ -25,9 +30,14 @@ export interface RunningMcpHttp {
   close(): Promise<void>;
 }
 
-function rpcError(res: http.ServerResponse, status: number, message: string): void {
+function rpcError(
+  res: http.ServerResponse,
+  status: number,
+  message: string,
+  headers: Record<string, string> = {},
+): void {
   res
-    .writeHead(status, { 'content-type': 'application/json' })
+    .writeHead(status, { 'content-type': 'application/json', ...headers })
     .end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }));
 }
 
@@ -46,7 +56,13 @@ async function readJson(req: http.IncomingMessage): Promise<unknown> {
   }
 }
 
-export async function startMcpHttp(address: ListenAddress, buildServer: () => McpServer): Promise<RunningMcpHttp> {
+/** Serves `buildServer`'s tools at `address`, to requests bearing `token` only. */
+export async function startMcpHttp(
+  address: ListenAddress,
+  token: string,
+  buildServer: () => McpServer,
+): Promise<RunningMcpHttp> {
+  const authorized = bearerCheck(token);
   const sessions = new Map<string, { transport: StreamableHTTPServerTransport; server: McpServer }>();
   let allowedHosts = new Set<string>();
   const allowedOrigins = () => new Set([...allowedHosts].flatMap((h) => [`http://${h}`]));
@@ -57,6 +73,11 @@ export async function startMcpHttp(address: ListenAddress, buildServer: () => Mc
     const origin = req.headers.origin?.toLowerCase();
     if (origin !== undefined && !allowedOrigins().has(origin))
       return rpcError(res, 403, `Invalid Origin header: ${origin.slice(0, 100)}`);
+    if (!authorized(req.headers.authorization))
+      return rpcError(res, 401, 'Unauthorized: send Authorization: Bearer <the token xx mcp --http gave at start>', {
+        'www-authenticate': 'Bearer realm="xx mcp"',
+        connection: 'close', // the unread body is dropped with the connection, not drained
+      });
     if (new URL(req.url ?? '/', 'http://x').pathname !== '/mcp')
       return rpcError(res, 404, 'Not found: the endpoint is /mcp');
 

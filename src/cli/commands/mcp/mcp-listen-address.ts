@@ -1,11 +1,12 @@
 /**
  * Where `xx mcp --http <host:port>` listens, and which Host headers it answers. Loopback (127.0.0.0/8, ::1,
- * localhost) unless `--allow-remote` says otherwise: the endpoint spends with the agent's PAT for whoever
- * reaches it, so a non-loopback bind is refused without that explicit flag.
+ * localhost) unless `--allow-remote` says otherwise: the endpoint spends with the agent's PAT for whoever holds
+ * its bearer (./mcp-http-bearer.ts), which plain HTTP carries in clear off loopback, so a non-loopback bind is
+ * refused without that explicit flag.
  *
  * Defends: DNS rebinding (a web page whose host name resolves to 127.0.0.1 driving the local server) — only
  * requests whose Host names the address itself are answered (./mcp-http-server.ts); an accidental 0.0.0.0.
- * Does not: authenticate callers on a non-loopback bind (put it behind something that does).
+ * Does not: encrypt the traffic on a non-loopback bind (put it behind something that does).
  */
 import net from 'node:net';
 import { CliError } from '../../core/cli-error.js';
@@ -43,7 +44,7 @@ export function parseListenAddress(raw: string, allowRemote: boolean): ListenAdd
   if (!loopback && !allowRemote)
     throw new CliError({
       code: 'non_loopback_refused',
-      userMessage: `--http ${raw} is not a loopback address; whoever reaches it spends with this agent's PAT. Use 127.0.0.1, or add --allow-remote if you mean it.`,
+      userMessage: `--http ${raw} is not a loopback address; whoever sees its bearer on the wire (plain HTTP) spends with this agent's PAT. Use 127.0.0.1, or add --allow-remote if you mean it.`,
       exitCode: 2,
       details: { flag: '--http' },
     });
