@@ -3,7 +3,8 @@
  * facilitator, SoftHSM and PostgreSQL (docs/adr/0011-merchant-of-record.md):
  * - a platform_mor seller moving its own USDC between its own addresses is owed nothing;
  * - its buyers pay a collection wallet Treasury holds for it (the 402 terms say so), and only money that
- *   reached that wallet is owed;
+ *   reached that wallet is owed: a transfer to the seller's own pay-to is a direct row (revenue, owed nothing),
+ *   whatever the seller's mode (test/integration/api/ledger-recipient-mode.test.ts);
  * - a flush is a real USDC transfer out of that wallet to the seller's proven pay-to, with its transaction on
  *   the payout, once per Idempotency-Key and never above what the wallet collected;
  * - a direct seller is never owed anything (but what its collection wallet took while it was platform_mor);
@@ -114,9 +115,13 @@ describe('the merchant-of-record money flow (HTTP, PostgreSQL, SoftHSM, anvil, f
     for (let i = 0; i < 3; i++) hashes.push(await transfer(own, seller.payTo.address, 100_000_000n));
     for (const tx of hashes)
       assert.equal((await report(seller, { tx_hash: tx, payer: own.address, amount: '100000000' })).status, 201);
+    // The chain shows transfers to its pay-to from an address it never proved: direct rows, as they would be in
+    // direct mode (revenue: on chain that address is any buyer), never owed — the platform never got them.
     for (const tx of hashes) {
       const row = await waitForLedgerRow(t, seller.pat, tx, (r) => r.status !== 'pending');
-      assert.deepEqual([row.status, row.reason], ['rejected', 'recipient_mismatch'], 'the platform never got it');
+      assert.deepEqual([row.status, row.reason], ['verified', null]);
+      const stored = await t.db.knex('ledger_entries').where({ id: row.id }).first('payout_mode');
+      assert.equal(stored.payout_mode, 'direct', 'the platform never got it');
     }
     assert.equal((await payouts(seller)).accrued_usd, '0');
     const flushed = await flush(seller);
@@ -148,12 +153,14 @@ describe('the merchant-of-record money flow (HTTP, PostgreSQL, SoftHSM, anvil, f
     const row = await waitForLedgerRow(t, seller.pat, paid, (r) => r.status !== 'pending');
     assert.deepEqual([row.status, row.reason], ['verified', null]);
     assert.equal((await payouts(seller)).accrued_usd, '0.25');
-    // Paid to the seller's own address instead: revenue nowhere, owed nothing.
+    // Paid to the seller's own address instead: the seller's revenue (a direct row), owed nothing.
     const around = await transfer(buyer, seller.payTo.address, 40_000n);
     await report(seller, { tx_hash: around, payer: buyer.address, amount: '40000' });
-    const skipped = await waitForLedgerRow(t, seller.pat, around, (r) => r.status !== 'pending');
-    assert.deepEqual([skipped.status, skipped.reason], ['rejected', 'recipient_mismatch']);
+    const direct = await waitForLedgerRow(t, seller.pat, around, (r) => r.status !== 'pending');
+    assert.deepEqual([direct.status, direct.reason], ['verified', null]);
     assert.equal((await payouts(seller)).accrued_usd, '0.25');
+    const collected = await t.db.knex('platform_collection_wallets').where({ seller_id: seller.seller_id }).first();
+    assert.equal(String(collected.collected_micro), '250000', 'what reached the collection wallet, no more');
   });
 
   it('a flush is one on-chain USDC transfer to the proven pay-to, idempotent on retry, within what was collected', async () => {

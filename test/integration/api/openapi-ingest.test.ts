@@ -1,7 +1,8 @@
 /**
  * OpenAPI ingest: a document served by a local HTTP server becomes endpoints when the seller registers;
  * editing it and calling refresh reports exactly what was added, changed and removed; a second refresh is a
- * no-op; manual endpoints and endpoints with ledger rows are kept.
+ * no-op; manual endpoints and endpoints with ledger rows are kept. An `x-price-usd` above the bound every USD
+ * amount is held to (docs/security-model.md, "Input bounds": 1,000,000,000 USD) leaves the operation unpriced.
  */
 import assert from 'node:assert/strict';
 import http from 'node:http';
@@ -108,5 +109,31 @@ describe('OpenAPI ingest and refresh (HTTP, PostgreSQL)', function () {
       (await t.request('POST', `/v1/sellers/${seller.seller_id}/refresh`, { token: seller.pat })).body.error_code,
       'openapi_not_found',
     );
+  });
+
+  it('an x-price-usd above the 1,000,000,000 USD bound leaves the operation unpriced; the bound itself is a price', async () => {
+    doc = {
+      openapi: '3.1.0',
+      paths: {
+        '/at-bound': { get: { operationId: 'atBound', 'x-price-usd': '1000000000' } },
+        '/above': { get: { operationId: 'above', 'x-price-usd': '1000000000.000001' } },
+        '/far-above': { get: { operationId: 'farAbove', 'x-price-usd': '9000000000000' } },
+      },
+    };
+    const { session } = await signInWithNewKey(t);
+    const created = await t.request('POST', '/v1/sellers', {
+      token: session,
+      body: { name: 'Pricey', openapi_url: url },
+    });
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    const endpoints = (
+      await t.request('GET', `/v1/sellers/${created.body.seller_id}/endpoints`, { token: created.body.pat })
+    ).body.endpoints as Array<{ slug: string; price: string; priced: boolean }>;
+    const bySlug = Object.fromEntries(endpoints.map((e) => [e.slug, [e.price, e.priced]]));
+    assert.deepEqual(bySlug, {
+      atbound: ['1000000000', true],
+      above: ['0', false],
+      farabove: ['0', false],
+    });
   });
 });

@@ -3,11 +3,17 @@
  * Each round claims a batch of due `pending` rows, sellers in turns (../store/ledger-fair-claim.ts; a lease on
  * `next_check_at`, FOR UPDATE SKIP LOCKED, so every API process may run one without two checking the same row),
  * reads each row's transaction with its receipt and depth from the network's RPC, `bounded` at `concurrency` at
- * once, and writes the verdict of ../chain/verify-ledger-transfer.ts against where the row's money must have
- * gone (../store/ledger-row-claim.ts: a platform_mor row's seller's collection wallet, a direct row's proven pay-to
- * addresses; the row names the buyer's authorization only when the transaction spent it,
- * docs/adr/0011-merchant-of-record.md): `verified` (PostgreSQL triggers then add it to the seller's payables
- * and revenue), `rejected` with a reason, or still `pending` with a reason and the next check after a backoff.
+ * once, and writes the verdict of ../chain/verify-ledger-transfer.ts against where the row's money may have
+ * gone (../store/ledger-row-claim.ts; the row names the buyer's authorization only when the transaction spent it,
+ * docs/adr/0011-merchant-of-record.md): `verified` (PostgreSQL triggers then add it to the seller's revenue, and
+ * a platform_mor one to its collection wallet's collected and the seller's payables), `rejected` with a reason,
+ * or still `pending` with a reason and the next check after a backoff.
+ *
+ * The row's mode is where the chain shows its money went, not the seller's mode when it reported (it may have
+ * switched since its buyer paid): a transfer to the seller's collection wallet on the row's network verifies it
+ * `platform_mor` (the platform collected it and owes it; only a seller that was platform_mor there has one), a
+ * transfer to a pay-to address it proved `direct` (revenue, nothing owed). The mode it was reported in is tried
+ * first (./recipient-mode.ts); the mode is written with the verdict, final once verified.
  *
  * Rows of a Solana network are read and judged by ./solana-ledger-check.ts (its signature on TREASURY_SOLANA_RPC_URL,
  * the seller's Solana pay-to addresses), with the same reasons.
@@ -16,14 +22,20 @@
  * (the RPC does not know it yet; rejected once `notFoundGraceSeconds` passed since the report),
  * rpc_unavailable (the RPC failed), rpc_not_configured / network_not_supported (nothing to ask; checked again
  * at the next start of a process, when the configuration may have changed), pay_to_not_registered (the seller
- * proved no pay-to address yet; registering one makes its rows due).
+ * proved no pay-to address of the row's chain family yet and has no collection wallet on its network; registering
+ * one makes its rows due).
  * Rejection reasons: those of the check, transaction_not_found, transfer_already_claimed (the Transfer backs
- * another seller's verified row — two sellers proved the same pay-to address). Among the check's: self_payment,
- * a transfer from one of the seller's own addresses on the row's network — any of its proven pay-to addresses of
- * that chain family and its collection wallet there, whatever the row's payout mode (`ownAddressesOf`).
+ * another seller's verified row — two sellers proved the same pay-to address), platform_payout (the matching
+ * transfer's payer is a platform collection wallet — any seller's, on any network — or the transaction is a
+ * payout's: the platform's own money, no buyer's). Among the check's: self_payment, a transfer from one of the
+ * seller's own addresses on the row's network — any of its proven pay-to addresses of that chain family and its
+ * collection wallet there, whatever the row's payout mode.
  *
  * Defends: revenue and payables on a seller's word (nothing counts until checked); revenue and paid calls
- * inflated by a seller sending its own USDC to itself, over and over (self_payment); one slow or dead RPC
+ * inflated by a seller sending its own USDC to itself, over and over (self_payment); money a collection wallet
+ * took being owed to nobody because the seller switched to direct before reporting it, and money paid to a
+ * pay-to being owed because the seller switched to platform_mor (the recipient decides the mode); a payout to a
+ * pay-to address two sellers proved counted as the other seller's revenue (platform_payout); one slow or dead RPC
  * holding the worker (bounded concurrency, the reader's short timeout, exponential backoff per row).
  * Does not defend: a lying RPC; reorganisations deeper than the configured confirmations; a seller paying itself
  * from an address it never proved (on chain it looks like any buyer).
@@ -34,6 +46,7 @@ import type { BalanceReader } from '../../chain/balance-reader.js';
 import type { ChainRegistry } from '../../../shared/chain-registry.js';
 import { verifyLedgerTransfer } from '../../chain/verify-ledger-transfer.js';
 import type { AuthorizationLink, RowClaim } from '../store/ledger-row-claim.js';
+import { candidatesOf, decisive, type PayoutMode } from './recipient-mode.js';
 import { requiredConfirmations } from '../../config/app-config.js';
 import { AppError } from '../../errors/app-error.js';
 import type { ClaimedLedgerRow } from '../store/ledger-fair-claim.js';
@@ -92,7 +105,14 @@ type ClaimedRow = ClaimedLedgerRow;
 type Verdict =
   | { status: 'pending'; reason: PendingReason; confirmations?: number | undefined; retryMs: number }
   | { status: 'rejected'; reason: string; confirmations?: number | undefined }
-  | { status: 'verified'; logIndexes: number[]; confirmations: number; link: AuthorizationLink | undefined };
+  | {
+      status: 'verified';
+      logIndexes: number[];
+      confirmations: number;
+      link: AuthorizationLink | undefined;
+      /** Where the transfer went: the seller's collection wallet (platform_mor) or a pay-to it proved (direct). */
+      mode: PayoutMode;
+    };
 
 export class LedgerVerifier {
   private timer: NodeJS.Timeout | undefined;
@@ -242,21 +262,32 @@ export class LedgerVerifier {
       let claimed = false;
       // The first of the transaction's matching transfers no other row is verified on.
       for (const logIndex of verdict.logIndexes)
-        if ((claimed = await this.store.verify(row.id, common, logIndex, at, verdict.link))) break;
+        if ((claimed = await this.store.verify(row.id, common, logIndex, at, verdict.link, verdict.mode))) break;
       if (!claimed) await this.store.reject(row.id, common, 'transfer_already_claimed');
     }
     this.metrics.ledgerVerifications.inc({ outcome: verdict.status === 'verified' ? 'verified' : verdict.status });
   }
 
+  /** The row's verdict: the chain's, and a transfer the platform made itself is nobody's revenue. */
   private async judge(row: ClaimedRow): Promise<Verdict> {
+    const verdict = await this.judgeOnChain(row);
+    if (verdict.status === 'verified' && (await this.store.platformTransfer(row)))
+      return { status: 'rejected', reason: 'platform_payout', confirmations: verdict.confirmations };
+    return verdict;
+  }
+
+  private async judgeOnChain(row: ClaimedRow): Promise<Verdict> {
     const parked = this.maxBackoffMs;
     const unreachable = this.unreachableReason(row.network);
     if (unreachable) return { status: 'pending', reason: unreachable, retryMs: parked };
     const claim = await this.claimOf(row);
-    const payTo = await this.store.recipientsOf(row, claim);
-    if (payTo === 'pay_to_not_registered') return { status: 'pending', reason: payTo, retryMs: parked };
-    const own = await this.ownAddressesOf(row, claim, payTo);
-    if (isSolanaNetwork(row.network)) return this.judgeSolana(row, payTo, own);
+    const recipients = await this.store.recipientsOf(row);
+    const candidates = candidatesOf(recipients, claim.payout_mode);
+    if (candidates.length === 0) return { status: 'pending', reason: 'pay_to_not_registered', retryMs: parked };
+    // Every address of the seller on the row's network, whatever the mode: a transfer from one is self_payment.
+    const own = [...recipients.collection, ...recipients.payTo];
+    // A Solana row pays a proven pay-to (the platform collects on EVM networks only).
+    if (isSolanaNetwork(row.network)) return this.judgeSolana(row, recipients.payTo, own);
     const chain = this.chains.resolve(row.network)!;
     let tx;
     try {
@@ -269,14 +300,18 @@ export class LedgerVerifier {
       throw err;
     }
     if (!tx) return this.notFound(row);
-    const verdict = verifyLedgerTransfer(tx, {
-      asset: chain.usdc,
-      payer: row.payer.trim(),
-      payTo: payTo.map((a) => a.trim()),
-      ownAddresses: own,
-      amountRaw: BigInt(row.amount_micro),
-      requiredConfirmations: requiredConfirmations(this.options.confirmations, row.network),
-    });
+    const checked = candidates.map((c) => ({
+      mode: c.mode,
+      verdict: verifyLedgerTransfer(tx, {
+        asset: chain.usdc,
+        payer: row.payer.trim(),
+        payTo: c.recipients,
+        ownAddresses: own,
+        amountRaw: BigInt(row.amount_micro),
+        requiredConfirmations: requiredConfirmations(this.options.confirmations, row.network),
+      }),
+    }));
+    const { mode, verdict } = decisive(checked);
     if (verdict.kind === 'pending')
       return {
         status: 'pending',
@@ -290,7 +325,7 @@ export class LedgerVerifier {
     const link = found && verdict.logIndexes.includes(found.logIndex) ? found : undefined;
     // The authorization's own Transfer is the one this row claims, when the chain showed it.
     const logIndexes = link ? [link.logIndex] : verdict.logIndexes;
-    return { status: 'verified', logIndexes, confirmations: verdict.confirmations, link };
+    return { status: 'verified', logIndexes, confirmations: verdict.confirmations, link, mode };
   }
 
   /** A Solana row (./solana-ledger-check.ts): the same verdicts; no authorization link (a Solana row names no nonce). */
@@ -315,6 +350,7 @@ export class LedgerVerifier {
       logIndexes: checked.logIndexes,
       confirmations: checked.confirmations,
       link: undefined,
+      mode: 'direct',
     };
   }
 
@@ -325,19 +361,7 @@ export class LedgerVerifier {
     return { status: 'pending', reason: 'transaction_not_found', retryMs: this.backoff(row.attempts) };
   }
 
-  /**
-   * Every address of the row's seller on the row's network, whatever the row's payout mode: where a row of either
-   * mode must have paid (its proven pay-to addresses of the chain family, its collection wallet on the network).
-   * `recipients` are the row's own mode's (already read); the other mode's are read here. A transfer from one of
-   * them is the seller paying itself (self_payment).
-   */
-  private async ownAddressesOf(row: ClaimedRow, claim: RowClaim, recipients: readonly string[]): Promise<string[]> {
-    const otherMode = claim.payout_mode === 'direct' ? 'platform_mor' : 'direct';
-    const other = await this.store.recipientsOf(row, { ...claim, payout_mode: otherMode });
-    return [...recipients, ...(other === 'pay_to_not_registered' ? [] : other)].map((a) => a.trim());
-  }
-
-  /** What the row was reported as: its payout mode (where its money must have gone) and the nonce it names. */
+  /** What the row was reported as: the seller's payout mode then (tried first) and the nonce it names. */
   private claimOf(row: ClaimedRow): Promise<RowClaim> {
     return this.store.claimOf(row.id);
   }

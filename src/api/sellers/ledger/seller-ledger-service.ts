@@ -3,11 +3,16 @@
  * themselves are made by ../payouts/seller-payouts.ts). Ledger reports are idempotent per seller and tx_hash, attributed by pinned endpoint_id
  * or by route lookup (src/shared/path-pattern.ts, no regex), and stored `pending`: they count toward revenue and
  * payables only once ./ledger-verifier.ts has verified them on chain against the pay-to addresses the seller
- * proved (../seller-pay-to-service.ts). Reads and writes through `SellerLedgerStore` (../store/ledger-stores.ts).
+ * proved (../seller-pay-to-service.ts) and its collection wallets. A row is stored with the seller's payout mode
+ * at report time, a guess only: the verifier makes it the mode of where the chain shows the buyer paid (a
+ * collection wallet: platform_mor, owed; a pay-to: direct). Reads and writes through `SellerLedgerStore`
+ * (../store/ledger-stores.ts).
  *
  * Defends: revenue and payouts on a seller's word (a row counts once the chain shows it); one seller claiming
- * another's address or transaction (the address must sign, a transfer backs one verified row); reads that grow
- * with history (revenue and payables come from rollups kept by triggers, docs/adr/0008 and 0009).
+ * another's address or transaction (the address must sign, a transfer backs one verified row); a payment
+ * collected while the seller was platform_mor and reported after it switched being owed to nobody (the chain,
+ * not the mode at report time, decides); reads that grow with history (revenue and payables come from rollups
+ * kept by triggers, docs/adr/0008 and 0009).
  * Does not defend: an RPC that lies about a transaction (the configured RPC is trusted, as for balances).
  */
 import { Readable } from 'node:stream';
@@ -56,9 +61,11 @@ export class SellerLedgerService {
 
   /**
    * Accrued payables (verified rows paid to the seller's collection wallet) and a page of its payouts, newest
-   * first, each with its state and transaction. In `direct` mode buyers pay the seller's pay_to: nothing accrues. `pending_usd` is what platform_mor rows still waiting
-   * for on-chain verification would add; `advance_usd` what was paid out before verification existed and no
-   * verified row covers yet (migration 20261125200400).
+   * first, each with its state and transaction. In `direct` mode buyers pay the seller's pay_to: nothing accrues
+   * but what its collection wallets took (while it was platform_mor, or reported since). `pending_usd` is what the
+   * rows reported while platform_mor and still waiting for on-chain verification would add if they paid the
+   * collection wallet; `advance_usd` what was paid out before verification existed and no verified row covers yet
+   * (migration 20261125200400).
    */
   async payouts(seller: SellerRow, request: PageRequest): Promise<PayoutsPage> {
     const { page, nextCursor } = await this.store.payoutsOf(seller.id, request);
@@ -93,11 +100,12 @@ export class SellerLedgerService {
     // authorization's own transfer in the transaction (../store/ledger-row-claim.ts), never on this report's word.
     const nonce = input.nonce ? input.nonce.toLowerCase() : null;
     // Stored pending: it counts once verified on chain (./ledger-verifier.ts). Why it cannot be checked yet, if so.
-    // A platform_mor row is checked against the seller's collection wallet; a direct row needs a proven pay-to.
-    const hasPayTo = seller.payout_mode === 'platform_mor' || (await this.store.hasPayTo(seller.id, input.network));
+    // Whatever the seller's mode now, the row may have paid its collection wallet on the network (if it has one)
+    // or a pay-to it proved: with neither, it waits for a pay-to.
+    const hasRecipient = await this.store.hasRecipient(seller.id, input.network);
     const reason =
       this.ledgerVerifier?.unreachableReason(input.network) ??
-      (hasPayTo ? 'awaiting_verification' : 'pay_to_not_registered');
+      (hasRecipient ? 'awaiting_verification' : 'pay_to_not_registered');
     const now = this.clock();
     const row: NewLedgerRow = {
       id: generateId('led_'),
@@ -114,6 +122,7 @@ export class SellerLedgerService {
       authorization_id: null,
       decision_id: null,
       nonce,
+      // A guess (what pending_usd counts): the verifier writes the mode of the recipient the chain shows.
       payout_mode: seller.payout_mode,
       status: 'pending',
       reason,

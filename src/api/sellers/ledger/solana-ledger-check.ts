@@ -8,7 +8,7 @@
  * answers for, and a row of another Solana network waits (`rpc_not_configured`) instead of being judged on the
  * wrong cluster.
  * Defends against: a devnet payment counted as mainnet revenue (and the reverse); a seller's transfer to itself
- * counted as revenue (`self_payment`). Does not defend against: a lying RPC endpoint.
+ * counted as revenue (`self_payment`); a row naming a transaction by another of its signatures than its id. Does not defend against: a lying RPC endpoint.
  */
 import { SOLANA_DEVNET_CAIP2, SOLANA_MAINNET_CAIP2, getUsdcAddress } from '@x402/svm';
 import { z } from 'zod';
@@ -62,6 +62,9 @@ export class SolanaLedgerCheck {
       this.options.timeoutMs,
     );
     if (read.kind !== 'found') return read;
+    // The row names a transaction by its id (its first signature): an answer for another id (an endpoint that
+    // also finds a transaction by a later signature) would let one transfer back two rows.
+    if (read.tx.id !== undefined && read.tx.id !== row.tx_hash) return { kind: 'not_found' };
     return verifySolanaLedgerTransfer(read.tx, {
       mint,
       payer: row.payer,

@@ -1,16 +1,17 @@
 /**
  * Turns a seller's OpenAPI document (JSON, 3.x) into endpoint definitions: one per path × method, slug from
  * operationId (else method + path), price from the `x-price-usd` extension — without one (or with an invalid
- * one) the operation is unpriced (`price: null`), which is not free: the gate does not serve it until the
- * seller prices it; `"0"` is free, by choice — capabilities from `x-capabilities`, `{param}` paths kept as
- * path patterns, and what the operation declares for buyers (description, input and output JSON Schemas:
- * ./openapi-discovery.ts). A path whose
- * parameters break the pattern grammar (src/shared/path-pattern.ts: one parameter per segment, bounded
- * length, segments and parameters) is skipped like any other unusable path: it could never be matched.
+ * one, or one above the bound every USD amount a route takes is held to, MAX_AMOUNT_USD: `usdAmountOrZero` of
+ * ../../http/schemas/common-schemas.ts) the operation is unpriced (`price: null`), which is not free: the gate
+ * does not serve it until the seller prices it; `"0"` is free, by choice — capabilities from `x-capabilities`,
+ * `{param}` paths kept as path patterns, and what the operation declares for buyers (description, input and
+ * output JSON Schemas: ./openapi-discovery.ts). A path whose parameters break the pattern grammar
+ * (src/shared/path-pattern.ts: one parameter per segment, bounded length, segments and parameters) is skipped
+ * like any other unusable path: it could never be matched.
  */
 import { z } from 'zod';
-import { isUsdString } from '../../../../policy/money.js';
 import { AppError } from '../../errors/app-error.js';
+import { usdAmountOrZero } from '../../http/schemas/common-schemas.js';
 import { parsePathPattern } from '../../../shared/path-pattern.js';
 import { discoveryOfOperation, type EndpointDiscovery } from './openapi-discovery.js';
 
@@ -66,7 +67,8 @@ export function parseOpenApi(text: string): IngestedEndpoint[] {
       const parsed = operationSchema.safeParse(item[method]);
       if (item[method] === undefined || !parsed.success) continue;
       const op = parsed.data;
-      const price = op['x-price-usd'] !== undefined && isUsdString(op['x-price-usd']) ? op['x-price-usd'] : null;
+      const priced = usdAmountOrZero.safeParse(op['x-price-usd']);
+      const price = priced.success ? priced.data : null;
       out.push({
         slug: slugify(op.operationId ?? `${method} ${path}`),
         method: method.toUpperCase(),

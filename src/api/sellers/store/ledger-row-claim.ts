@@ -1,16 +1,24 @@
 /**
  * What a seller's ledger row is checked against on chain, beyond its amount and payer
  * (docs/security-model.md, "The merchant-of-record money flow"):
- *   - where its money must have gone: a `platform_mor` row's transfer must reach the seller's collection
- *     wallet on the row's network (the platform holds the money it will owe); a `direct` row's, one of the
- *     seller's proven pay-to addresses (revenue only, nothing is owed);
+ *   - where its money may have gone, and so which mode the row is: a transfer to the seller's collection wallet
+ *     on the row's network is a `platform_mor` row (the platform holds the money: it is owed to the seller); a
+ *     transfer to one of the seller's proven pay-to addresses a `direct` one (revenue only, nothing is owed).
+ *     The mode the seller was in when it reported the row is not where its buyer was told to pay — the seller
+ *     may have switched since — so the chain decides (../ledger/ledger-verifier.ts); a collection wallet exists
+ *     only for a seller that was `platform_mor` on that network (../payouts/platform-wallets.ts);
+ *   - whether the transfer comes from the platform itself: a payer that is any seller's collection wallet, on any
+ *     network, or a transaction that is a payout's, is no buyer (`platformTransfer`);
  *   - which Treasury authorization it settled, if it names a nonce: linked only when the transaction spent
  *     that authorization itself, never on the report's word — for an `exact` one, its EIP-3009 nonce used and
  *     its own transfer (src/api/chain/authorization-transfer.ts); for an `upto` one, the transaction is its Permit2
  *     settlement, the very permit and signature Treasury signed (src/api/chain/upto-settlement-transfer.ts).
  *
  * Defends: a platform_mor seller being owed money it moved between its own addresses (the platform never
- * received it); a seller tying its transaction to another, unsettled authorization of the same buyer.
+ * received it); a seller being owed money that reached no collection wallet of its own, or losing money that
+ * did because it switched modes before reporting; a payout (or any transfer out of a collection wallet)
+ * counted as some seller's revenue; a seller tying its transaction to another, unsettled authorization of the
+ * same buyer.
  * Does not defend: a lying RPC endpoint (the verifier trusts the configured one).
  */
 import type { Knex } from 'knex';
@@ -26,9 +34,22 @@ import { permit2AuthorizationSchema } from '../../../shared/api-responses/pay-re
 /** The part of an `upto` authorization's stored reply the link reads (a row from the database: parsed, not trusted). */
 const storedUptoPermit = z.object({ permit2_authorization: permit2AuthorizationSchema });
 
+/** What the row was reported as. */
 export interface RowClaim {
+  /**
+   * The seller's mode when it reported the row: a guess at where its buyer paid, tried first. The chain decides
+   * the row's mode when it verifies (`RowRecipients`).
+   */
   payout_mode: 'direct' | 'platform_mor';
   nonce: string | null;
+}
+
+/** Where a seller's row may have paid, by the mode a transfer there makes it. */
+export interface RowRecipients {
+  /** The seller's collection wallet on the row's network, if it has one there (`platform_mor`). */
+  collection: string[];
+  /** Its proven pay-to addresses of the row's chain family (`direct`). */
+  payTo: string[];
 }
 
 export interface AuthorizationLink {
@@ -39,27 +60,39 @@ export interface AuthorizationLink {
 }
 
 /**
- * The addresses the row's transfer may pay: the seller's collection wallet on the row's network for a
- * platform_mor row (none when it has none there: nothing can have reached it), its proven pay-to addresses
- * otherwise, of the row's chain family (`pay_to_not_registered` when it proved none there yet).
+ * The addresses the row's transfer may pay, of the row's chain family: the seller's collection wallet on the
+ * row's network (none when it has none there: the platform never collected for it there) and its proven
+ * pay-to addresses (0x addresses for an EVM row, base58 ones for a Solana row).
  */
-export async function recipientsOf(
-  knex: Knex,
-  row: { seller_id: string; network: string },
-  claim: RowClaim,
-): Promise<string[] | 'pay_to_not_registered'> {
-  if (claim.payout_mode === 'platform_mor') {
-    const collection = (await knex('platform_collection_wallets')
-      .where({ seller_id: row.seller_id, network: row.network })
-      .pluck('address')) as string[];
-    return collection.map((a) => a.trim());
-  }
-  // Only the addresses of the row's chain family: 0x addresses for an EVM row, base58 ones for a Solana row.
+export async function recipientsOf(knex: Knex, row: { seller_id: string; network: string }): Promise<RowRecipients> {
   const solana = row.network.startsWith('solana:');
-  const payTo = ((await knex('sellers_pay_to').where({ seller_id: row.seller_id }).pluck('address')) as string[])
-    .map((a) => a.trim())
-    .filter((a) => a.startsWith('0x') !== solana);
-  return payTo.length === 0 ? 'pay_to_not_registered' : payTo;
+  const ofFamily = (addresses: string[]) => addresses.map((a) => a.trim()).filter((a) => a.startsWith('0x') !== solana);
+  const collection = (await knex('platform_collection_wallets')
+    .where({ seller_id: row.seller_id, network: row.network })
+    .pluck('address')) as string[];
+  const payTo = (await knex('sellers_pay_to').where({ seller_id: row.seller_id }).pluck('address')) as string[];
+  return { collection: ofFamily(collection), payTo: ofFamily(payTo) };
+}
+
+/**
+ * Whether the row's transfer is the platform's own: its payer is a collection wallet — any seller's, on any
+ * network (an EVM address is the same on every chain) — or its transaction is a payout's. Such a transfer
+ * (a payout to a pay-to address several sellers proved, say) is nobody's revenue.
+ */
+export async function platformTransfer(
+  knex: Knex,
+  row: { payer: string; network: string; tx_hash: string },
+): Promise<boolean> {
+  const payer = row.payer.trim();
+  // Collection wallets are EVM wallets, stored lower-case: no base58 payer is one. One row per platform_mor
+  // seller and network, read only for a row about to be verified.
+  if (payer.startsWith('0x')) {
+    const wallet = await knex('platform_collection_wallets').where({ address: payer.toLowerCase() }).first('wallet_id');
+    if (wallet) return true;
+  }
+  // A payout's transaction (both stored lower-case), on the (network, tx_hash) unique index.
+  const payout = await knex('payout_flushes').where({ network: row.network, tx_hash: row.tx_hash.trim() }).first('id');
+  return !!payout;
 }
 
 /** An authorizations row as the link reads it: an `exact` one's terms, an `upto` one's stored reply and signature. */

@@ -9,8 +9,8 @@
  * - `PendingRowCounts`: how many rows a seller already reported or still has pending (../ledger/ledger-pending-cap.ts);
  * - `PayToStore`: the seller's proven pay-to addresses (../seller-pay-to-service.ts);
  * - `LedgerVerificationStore`: what the background verifier (../ledger/ledger-verifier.ts) claims, reads and
- *   writes — due rows in turns (./ledger-fair-claim.ts), what a row was reported as and where its money must
- *   have gone (./ledger-row-claim.ts), and each verdict.
+ *   writes — due rows in turns (./ledger-fair-claim.ts), what a row was reported as, where its money may have
+ *   gone and whether it came from the platform (./ledger-row-claim.ts), and each verdict.
  *
  * Defends: SQL outside a store; one seller's rows reached through another (every read and write names the
  * seller). Does not defend: what the caller writes (the services decide it).
@@ -20,7 +20,7 @@ import type { MatchableEndpoint } from '../../../shared/endpoint-matcher.js';
 import type { LedgerStatus, PayoutFlushView } from '../../../shared/api-responses/seller-ledger-responses.js';
 import type { RowPage } from './seller-stores.js';
 import type { ClaimedLedgerRow, FairClaimOptions } from './ledger-fair-claim.js';
-import type { AuthorizationLink, RowClaim } from './ledger-row-claim.js';
+import type { AuthorizationLink, RowClaim, RowRecipients } from './ledger-row-claim.js';
 import type { MinedTransaction } from '../../chain/balance-reader.js';
 
 /** A ledger row as stored. */
@@ -44,7 +44,10 @@ export interface LedgerRow {
   created_at: Date;
 }
 
-/** A row as reported: stored `pending`, to be checked from `next_check_at`. */
+/**
+ * A row as reported: stored `pending`, to be checked from `next_check_at`. Its `payout_mode` is the seller's
+ * mode when it reported, a guess the verifier replaces with the mode of the row's recipient on chain.
+ */
 export type NewLedgerRow = Omit<LedgerRow, 'confirmations' | 'verified_at' | 'status'> & {
   status: 'pending';
   nonce: string | null;
@@ -88,8 +91,11 @@ export interface PayoutRow {
 export interface SellerLedgerStore {
   /** Whether the seller has the endpoint. */
   hasEndpoint(sellerId: string, endpointId: string): Promise<boolean>;
-  /** Whether the seller proved a pay-to address on the chain family of `network` (EVM: 0x, Solana: base58). */
-  hasPayTo(sellerId: string, network: string): Promise<boolean>;
+  /**
+   * Whether a row of `network` can have paid the seller anywhere: a pay-to address it proved on the network's
+   * chain family (EVM: 0x, Solana: base58), or its collection wallet on the network.
+   */
+  hasRecipient(sellerId: string, network: string): Promise<boolean>;
   /** Stores the row unless the seller already reported its transaction; the row as stored either way. */
   reportOnce(row: NewLedgerRow): Promise<{ created: boolean; stored: LedgerRow }>;
   /** A page of the seller's rows in `range` (of one status when given), newest first. */
@@ -117,7 +123,7 @@ export interface SellerLedgerStore {
   payablesOf(
     sellerId: string,
   ): Promise<{ earned_micro: string; paid_micro: string; advance_micro: string } | undefined>;
-  /** The seller's platform_mor rows still pending: their sum (micro-USD) and count. */
+  /** The seller's rows still pending that it reported while platform_mor: their sum (micro-USD) and count. */
   pendingCollected(sellerId: string): Promise<{ total: string | null; n: string } | undefined>;
 }
 
@@ -162,13 +168,12 @@ export interface LedgerVerificationStore {
   pendingCount(): Promise<number>;
   /** Leases one batch of due rows, sellers in turns (./ledger-fair-claim.ts). */
   claimDue(options: FairClaimOptions): Promise<{ rows: ClaimedLedgerRow[]; moreDue: boolean }>;
-  /** What the row was reported as: its payout mode and the nonce it names. */
+  /** What the row was reported as: the seller's payout mode then and the nonce it names. */
   claimOf(rowId: string): Promise<RowClaim>;
-  /** Where the row's money may have gone, or `pay_to_not_registered` (./ledger-row-claim.ts). */
-  recipientsOf(
-    row: { seller_id: string; network: string },
-    claim: RowClaim,
-  ): Promise<string[] | 'pay_to_not_registered'>;
+  /** Where the row's money may have gone: the seller's collection wallet there, its pay-to addresses (./ledger-row-claim.ts). */
+  recipientsOf(row: { seller_id: string; network: string }): Promise<RowRecipients>;
+  /** Whether the row's payer is a platform collection wallet or its transaction a payout's (./ledger-row-claim.ts). */
+  platformTransfer(row: { payer: string; network: string; tx_hash: string }): Promise<boolean>;
   /** The Treasury authorization with `nonce` that the mined transaction `tx` settled, if any (./ledger-row-claim.ts). */
   linkAuthorization(
     row: { payer: string; network: string },
@@ -180,8 +185,8 @@ export interface LedgerVerificationStore {
   keepPending(rowId: string, check: CheckRecord, reason: string, nextCheckAt: Date): Promise<void>;
   reject(rowId: string, check: CheckRecord, reason: string): Promise<void>;
   /**
-   * Verifies a pending row on the transfer at `logIndex` (linked to `link` when given); false when another row
-   * is verified on that transfer already.
+   * Verifies a pending row on the transfer at `logIndex` (linked to `link` when given) as a row of `mode` (where
+   * that transfer went); false when another row is verified on that transfer already.
    */
   verify(
     rowId: string,
@@ -189,5 +194,6 @@ export interface LedgerVerificationStore {
     logIndex: number,
     at: Date,
     link: AuthorizationLink | undefined,
+    mode: RowClaim['payout_mode'],
   ): Promise<boolean>;
 }

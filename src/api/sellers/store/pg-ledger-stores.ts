@@ -35,10 +35,11 @@ export class PgSellerLedgerStore implements SellerLedgerStore {
     return !!(await this.knex('endpoints').where({ id: endpointId, seller_id: sellerId }).first('id'));
   }
 
-  async hasPayTo(sellerId: string, network: string): Promise<boolean> {
+  async hasRecipient(sellerId: string, network: string): Promise<boolean> {
     const evm = this.knex.raw(`left(address, 2) = '0x'`);
     const q = this.knex('sellers_pay_to').where({ seller_id: sellerId });
-    return !!(await (network.startsWith('solana:') ? q.whereNot(evm) : q.where(evm)).first('address'));
+    if (await (network.startsWith('solana:') ? q.whereNot(evm) : q.where(evm)).first('address')) return true;
+    return !!(await this.knex('platform_collection_wallets').where({ seller_id: sellerId, network }).first('address'));
   }
 
   async reportOnce(row: NewLedgerRow): Promise<{ created: boolean; stored: LedgerRow }> {

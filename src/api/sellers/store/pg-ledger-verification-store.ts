@@ -1,7 +1,8 @@
 /**
  * The PostgreSQL implementation of the ledger verifier's store (`LedgerVerificationStore`, ./ledger-stores.ts):
- * the fair claim (./ledger-fair-claim.ts), the row's claim and recipients (./ledger-row-claim.ts), and each
- * verdict written only while the row is still `pending`.
+ * the fair claim (./ledger-fair-claim.ts), the row's claim, recipients and whether its transfer is the platform's
+ * own (./ledger-row-claim.ts), and each verdict written only while the row is still `pending` — a verified row
+ * with the mode its recipient on chain made it, which the rollup triggers then count.
  *
  * Defends: one transfer backing two verified rows (the unique index on verified transfers decides, and `verify`
  * answers false for the loser); a verdict overwriting a row another process decided meanwhile (every write
@@ -9,7 +10,14 @@
  */
 import type { Knex } from 'knex';
 import { claimDueLedgerRows, type ClaimedLedgerRow, type FairClaimOptions } from './ledger-fair-claim.js';
-import { linkAuthorization, recipientsOf, type AuthorizationLink, type RowClaim } from './ledger-row-claim.js';
+import {
+  linkAuthorization,
+  platformTransfer,
+  recipientsOf,
+  type AuthorizationLink,
+  type RowClaim,
+  type RowRecipients,
+} from './ledger-row-claim.js';
 import type { MinedTransaction } from '../../chain/balance-reader.js';
 import type { CheckRecord, LedgerVerificationStore } from './ledger-stores.js';
 
@@ -39,11 +47,12 @@ export class PgLedgerVerificationStore implements LedgerVerificationStore {
     return { payout_mode: claim?.payout_mode ?? 'direct', nonce: claim?.nonce?.trim() ?? null };
   }
 
-  recipientsOf(
-    row: { seller_id: string; network: string },
-    claim: RowClaim,
-  ): Promise<string[] | 'pay_to_not_registered'> {
-    return recipientsOf(this.knex, row, claim);
+  recipientsOf(row: { seller_id: string; network: string }): Promise<RowRecipients> {
+    return recipientsOf(this.knex, row);
+  }
+
+  platformTransfer(row: { payer: string; network: string; tx_hash: string }): Promise<boolean> {
+    return platformTransfer(this.knex, row);
   }
 
   linkAuthorization(
@@ -69,11 +78,15 @@ export class PgLedgerVerificationStore implements LedgerVerificationStore {
     logIndex: number,
     at: Date,
     link: AuthorizationLink | undefined,
+    mode: RowClaim['payout_mode'],
   ): Promise<boolean> {
     try {
+      // The mode is written with the status: the triggers count a platform_mor row into its collection
+      // wallet's collected and the seller's earned as it becomes verified, by the mode it has then.
       await this.pending(rowId).update({
         ...check,
         status: 'verified',
+        payout_mode: mode,
         reason: null,
         log_index: logIndex,
         verified_at: at,
