@@ -8,8 +8,7 @@
  * both figures for the user to decide). Does not defend against: tokens that are not 6-decimal USD
  * stablecoins — it cannot tell them apart: the buyer keeps them from reaching it (Treasury signs only the
  * chain's USDC; local keys pay only the asset `assets` names, or USDC where the SDK knows the network,
- * buyer-assets.ts). A local buyer without `assets` on a network the SDK does not know reads any token's raw
- * amount as micro-USD here.
+ * buyer-assets.ts). A token `assets` names that is not a 6-decimal USD token is read as micro-USD here.
  */
 import { formatUsd, parseUsd } from '../../policy/money.js';
 import type { PaymentRequirements } from '../x402/wire-schemas.js';

@@ -65,7 +65,13 @@ export {
   type StoredPurchase,
 } from './purchase-store.js';
 export { filePurchaseStore, type FilePurchaseStoreOptions } from './file-purchase-store.js';
-export { PurchaseRequestMismatchError, PurchaseStoreError, PurchaseTermsChangedError } from './purchase-errors.js';
+export {
+  PurchaseRequestMismatchError,
+  PurchaseStoreError,
+  PurchaseTermsChangedError,
+  SolanaClusterMismatchError,
+  SolanaRpcUnreachableError,
+} from './purchase-errors.js';
 export { treasuryAccount, type TreasuryAccountOptions } from './treasury-account.js';
 export {
   TreasurySdkError,

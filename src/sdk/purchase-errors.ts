@@ -1,9 +1,11 @@
 /**
- * The errors of a purchase kept between attempts (x402-purchase.ts). All are raised before anything new is
- * signed or sent: `PurchaseTermsChangedError` when a purchase that already signed its payment meets a seller
- * that no longer offers those terms, `PurchaseRequestMismatchError` when a purchase is resumed on another
- * request (method or URL) than the one it was made for, `PurchaseStoreError` when the purchase store cannot be
- * read or written.
+ * The errors of a purchase kept between attempts (x402-purchase.ts), and of a self-custody Solana purchase
+ * whose entry is on another cluster than the buyer's Solana RPC (local-solana-payer.ts). All are raised before
+ * anything new is signed or sent: `PurchaseTermsChangedError` when a purchase that already signed its payment
+ * meets a seller that no longer offers those terms, `PurchaseRequestMismatchError` when a purchase is resumed
+ * on another request (method or URL) than the one it was made for, `PurchaseStoreError` when the purchase store
+ * cannot be read or written, `SolanaClusterMismatchError` when the entry names another network than the cluster
+ * the RPC serves, `SolanaRpcUnreachableError` when the RPC does not say which cluster it serves.
  */
 import { TreasurySdkError } from './sdk-errors.js';
 
@@ -49,5 +51,45 @@ export class PurchaseRequestMismatchError extends TreasurySdkError {
 export class PurchaseStoreError extends TreasurySdkError {
   constructor(detail: string, cause?: unknown) {
     super('purchase_store_unavailable', `The purchase store ${detail}; nothing new was signed or sent.`, { cause });
+  }
+}
+
+/**
+ * A self-custody Solana entry is on another network than the cluster the buyer's Solana RPC serves (`solana:`
+ * and the first 32 characters of its genesis hash). A Solana transaction names no cluster: one built from that
+ * RPC would land on the RPC's cluster whatever the entry says, so nothing was signed. Pay on `rpc_network`, or
+ * give `solanaRpcUrl` an endpoint of `network`.
+ */
+export class SolanaClusterMismatchError extends TreasurySdkError {
+  constructor(
+    readonly network: string,
+    readonly rpcNetwork: string,
+  ) {
+    super(
+      'solana_cluster_mismatch',
+      `The seller's entry is on ${network}, but the Solana RPC serves ${rpcNetwork}; nothing was signed.`,
+      { details: { network, rpc_network: rpcNetwork } },
+    );
+  }
+}
+
+/**
+ * The buyer's Solana RPC did not say which cluster it serves (`getGenesisHash` failed, timed out or answered
+ * something else), so no entry can be bound to it; nothing was signed. `rpc` is the endpoint's scheme and host
+ * only (a provider's key in its path or query is never shown).
+ */
+export class SolanaRpcUnreachableError extends TreasurySdkError {
+  constructor(
+    readonly rpc: string,
+    cause: unknown,
+  ) {
+    super(
+      'solana_rpc_unreachable',
+      `The Solana RPC at ${rpc} did not say which cluster it serves; nothing was signed.`,
+      {
+        details: { rpc },
+        cause,
+      },
+    );
   }
 }

@@ -81,8 +81,9 @@ const commonOptions = {
    * The one asset each network is paid in (CAIP-2 → ERC-20 address, compared case-insensitively, or base58
    * mint, compared exactly): only entries on a network named here, in its asset, are candidates, and a stored
    * payment of another is not sent again. Without it, keys the caller holds pay USDC on the networks the SDK
-   * knows (Base, Base Sepolia, Solana mainnet and devnet) and any asset on others — whose raw amount
-   * `maxPriceUsd` reads as micro-USD (buyer-assets.ts); a Treasury wallet pays what Treasury signs (its USDC).
+   * knows (Base, Base Sepolia, Solana mainnet and devnet) and nothing on other networks (name them here; an
+   * asset named here has its raw amount read by `maxPriceUsd` as micro-USD: buyer-assets.ts); a Treasury wallet
+   * pays what Treasury signs (its USDC).
    */
   assets: assetsSchema.optional(),
   /** CAIP-2 networks or `<namespace>:*` patterns to pay on; default what the payer signs (`eip155:*`, `solana:*`). The wallet's own network is always required too. */

@@ -6,7 +6,7 @@
  * official `@x402/svm` client scheme with the kit signer, local-solana-payer.ts). Send the request; on a 402
  * read the challenge (read-x402-challenge.ts), pick the first accepts entry this buyer can pay — on the
  * wallet's network, and on `network` when the caller names one, in the asset of `assets` (for local keys
- * without it USDC where the SDK knows the network: select-accept.ts, buyer-assets.ts) — check the
+ * without it USDC where the SDK knows the network and nothing elsewhere: select-accept.ts, buyer-assets.ts) — check the
  * price against `maxPriceUsd` (check-budget.ts; for `upto` the signed maximum), have it signed (for a
  * Treasury wallet an `upto` entry the wallet has no Permit2 allowance for is skipped for the next payable
  * entry, else `Permit2AllowanceRequiredError`; the wallet's policy is checked and the spend recorded there),
@@ -18,7 +18,8 @@
  * 32 MiB), whichever fetch the caller gave.
  *
  * Defends against: paying more than the caller's cap (integer micro-USD, before anything is signed; never
- * raised silently); a local key paying in a token the seller chose instead of USDC (buyer-assets.ts); paying an option the wallet cannot settle (NoCompatibleAcceptError); sending a signature
+ * raised silently); a local key paying in a token the seller chose instead of USDC (buyer-assets.ts); a Solana
+ * entry on another cluster than `solanaRpcUrl` serves (local-solana-payer.ts); paying an option the wallet cannot settle (NoCompatibleAcceptError); sending a signature
  * for other terms than the chosen entry (compared before sending); the payment header following a redirect
  * (the paid retry does not follow redirects); a settled payment whose content was refused going unnoticed
  * (PaymentRejectedError — also when the receipt header is present but unreadable: settlement cannot be
@@ -32,8 +33,8 @@
  * payment); a seller's refusal reason carrying control characters (made one printable line).
  * Does not defend against: a seller that takes the payment and serves wrong content (the receipt and the
  * on-chain transfer are the evidence); a lost response after settlement followed by the caller's own retry
- * under another purchase key (that pays again); prices in tokens other than 6-decimal USD stablecoins on a network
- * neither `assets` nor the SDK names (the raw amount is read as micro-USD); for a local account, spending
+ * under another purchase key (that pays again); a token `assets` names that is not a
+ * 6-decimal USD stablecoin (the raw amount is read as micro-USD); for a local account, spending
  * rules beyond `maxPriceUsd` (a Treasury wallet's policy and PAT caps do not apply to a key held elsewhere).
  */
 import { X402_HEADERS } from '../x402/header-codec.js';

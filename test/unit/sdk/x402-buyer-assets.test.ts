@@ -3,7 +3,8 @@
  * viem account: the seller's 402 names the asset, and an amount in another token than USDC must not be signed
  * as if it were micro-USD.
  * - No `assets`: on a network the SDK knows (Base), an 8-decimal token (cbBTC) is not a candidate —
- *   `NoCompatibleAcceptError`, nothing signed, no payment header; USDC after it is paid.
+ *   `NoCompatibleAcceptError`, nothing signed, no payment header; USDC after it is paid. On a network the SDK
+ *   knows no USDC for, nothing is a candidate.
  * - `assets`: only the networks it names, in their asset (an EVM address in any case); a malformed map is
  *   `InvalidArgumentError`.
  * - A stored payment of an asset the buyer does not pay in is not sent again on resume.
@@ -76,6 +77,13 @@ describe('buyer SDK: the asset a local key pays in', () => {
     assert.equal(paidAsset(shop, 0), BASE_USDC, 'the USDC entry');
   });
 
+  it('without assets, a network the SDK knows no USDC for pays nothing, whatever its asset', async () => {
+    sells([cbBtc('eip155:31337'), requirements({ network: 'eip155:31337' })]);
+    const b = createX402Buyer({ account, maxPriceUsd: '1.00' });
+    await assert.rejects(b.request(`${shop.url}/x`), NoCompatibleAcceptError);
+    assert.deepEqual([signatures, paymentHeaders(shop)], [0, []]);
+  });
+
   it('assets: only the networks it names, in their asset (EVM addresses in any case); a malformed map is refused', async () => {
     const usdc = requirements();
     sells([cbBtc('eip155:84532'), usdc]);
@@ -104,9 +112,9 @@ describe('buyer SDK: the asset a local key pays in', () => {
 
   it('a stored payment of an asset the buyer does not pay in is not sent again on resume', async () => {
     const purchases = memoryPurchaseStore();
-    const other = cbBtc('eip155:31337'); // a network the SDK does not know: without assets, any asset there
+    const other = cbBtc('eip155:31337'); // a network the SDK does not know, in a token named for it
     sells([other], { status: 0, drop: true });
-    const careless = createX402Buyer({ account, purchases, networks: ['eip155:31337'] });
+    const careless = createX402Buyer({ account, purchases, assets: { 'eip155:31337': CBBTC } });
     await assert.rejects(careless.request(`${shop.url}/x`, { purchaseKey: 'report-1' }));
     assert.equal(paymentHeaders(shop).length, 1, 'signed and sent once, the answer lost');
 

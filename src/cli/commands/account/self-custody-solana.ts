@@ -13,8 +13,9 @@
  * endpoint. In the sandbox the RPC must be a loopback URL (`solana_rpc_not_loopback`, exit 2).
  *
  * Defends against: signing anything but an x402 exact transfer of the network's USDC by the keystore's own key
- * with another fee payer (each transaction is decoded first, svm-exact-transfer.ts; anything else — another
- * mint included — is `unsupported_signature`);
+ * with another fee payer (each message is decoded first and must be exactly that shape, svm-exact-transfer.ts:
+ * compute budget, one TransferChecked, at most one memo, exactly two signers — anything else, another mint or
+ * an SPL Approve or System transfer beside the payment included, is `unsupported_signature`);
  * a keystore whose header names another Solana address than its seed derives (`keystore_mismatch`, nothing
  * signed); the sandbox's payments leaving the machine through a copied RPC setting.
  * Does not defend against: malware on the machine while the command runs, or a weak passphrase
