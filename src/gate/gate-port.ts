@@ -11,7 +11,7 @@
  *
  * Defends against: paid content leaving before settlement, an origin's failure being charged, an origin's
  * payment headers reaching the buyer (proxy-headers.ts). Does not defend against: a buyer leaving during the
- * settlement call itself (settled, then the write fails).
+ * settlement call itself (settled and its ledger row reported, then nothing is written).
  */
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { pipeline, type Readable } from 'node:stream';
@@ -32,6 +32,7 @@ export type GateErrorCode =
   | 'gate_origin_timeout'
   | 'gate_origin_refused'
   | 'gate_path_refused'
+  | 'gate_method_override_refused'
   | 'gate_endpoint_not_priced'
   | 'payload_too_large'
   | 'internal_error';

@@ -10,7 +10,9 @@
  *      yet → 503 `gate_not_ready` with `Retry-After: 5`;
  *   4. the request body, read and counted whatever the method (request-body.ts): over the cap → 413
  *      `payload_too_large`, before any payment is looked at;
- *   5. OPTIONS is answered here (cors-preflight.ts), never forwarded;
+ *   5. OPTIONS is answered here (cors-preflight.ts), never forwarded; a request that asks the origin to run
+ *      another method (an override header naming another method, a `_method` parameter in the query or the body
+ *      read in 4, method-override.ts) is 400 `gate_method_override_refused`;
  *   6. the endpoint, by method and path (matching-endpoint.ts); `/health` that no endpoint of its method sells
  *      passes unpaid as a bodiless GET or HEAD only (else 404 `gate_endpoint_not_found`) — one that sells it is
  *      charged like any route; otherwise none → 404 `gate_endpoint_not_found`, one the seller has not priced →
@@ -19,10 +21,10 @@
  *      gate's port (gate-port.ts): challenge, verify, proxy to the origin, hold, settle, release, report.
  *
  * Defends against: selling what the seller did not register or price (no default price; unknown paths are 404),
- * a path priced as one route and served as another, anything reaching the origin unpaid but what the seller
- * made free, a crash in one request taking the process down (500 `internal_error`, logged). Does not defend
- * against: a buyer's Host header naming the challenge's resource URL wrongly (the resource is informational; the
- * terms are the catalogue's).
+ * a path priced as one route and served as another, a method priced as one and run as another (an override),
+ * anything reaching the origin unpaid but what the seller made free, a crash in one request taking the process
+ * down (500 `internal_error`, logged). Does not defend against: a buyer's Host header naming the challenge's
+ * resource URL wrongly (the resource is informational; the terms are the catalogue's).
  */
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import { HEALTH_PATH, PaidRequestCore, type PaidRequest } from '../x402/seller/paid-request.js';
@@ -37,6 +39,7 @@ import { endpointsForPath, matchEndpoint } from './matching-endpoint.js';
 import type { OriginProxy } from './origin-proxy.js';
 import { readRequestBody } from './request-body.js';
 import { readRequestTarget } from './request-target.js';
+import { asksMethodOverride } from './method-override.js';
 import { bodySha256 } from '../x402/seller/payment-identifier-fingerprint.js';
 import type { GateSellerEntry } from './seller-table.js';
 import type { UptimeBuckets } from './uptime-buckets.js';
@@ -128,6 +131,8 @@ export async function handleGateRequest(
   if (read.kind === 'aborted') return;
   const method = req.method ?? 'GET';
   if (method === 'OPTIONS') return answerOptions(req, res, seller, routed.originPath);
+  if (asksMethodOverride(method, req.headers, target.query, read.body))
+    return writeGateError(res, 'gate_method_override_refused');
 
   const port = (body: Buffer | undefined, endpointId?: string) =>
     gatePort({

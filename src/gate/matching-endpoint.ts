@@ -4,19 +4,21 @@
  * - an endpoint of the method whose path is the request's path byte for byte wins outright;
  * - else the candidates are the endpoint whose path is the request's as the paywall prices paths
  *   (`routePriceKey`: case, percent-encoding, duplicate and trailing slashes ignored — `/PREMIUM/` is a reading
- *   of `/premium`) and every path pattern that fits; the dearest for this path is sold (its route prices
- *   included; the folded exact endpoint, then the oldest pattern, on a tie): the buyer pays the most any reading
- *   of the path costs, so neither a free exact endpoint nor a broad cheap pattern sells a spelling that a
- *   case-sensitive origin serves as a dearer route;
+ *   of `/premium`) and every path pattern that fits — the path as written, or its key, fitting the pattern as
+ *   written or its literal text folded the same way (endpoint-pattern.ts: `/Reports/{id}` fits `/reports/x`);
+ *   the dearest for this path is sold (its route prices included, route-price.ts; the folded exact endpoint,
+ *   then the oldest pattern, on a tie): the buyer pays the most any reading of the path costs, so neither a free
+ *   exact endpoint nor a broad cheap pattern sells a spelling that a case-sensitive origin serves as a dearer
+ *   route, nor a broad cheap pattern one that a case-insensitive origin routes to a dearer pattern;
  * - an endpoint the seller has not priced (ingested without a price) is never sold: when it is the exact match,
  *   or one of the candidates, the request is refused (`unpriced`) rather than sold at another price.
  *
- * Defends against: a route bought at a cheaper endpoint's price — through a cheaper pattern, or through another
- * spelling of a cheaper exact endpoint; an unpriced operation served as free. Does not defend against: prices the
- * seller set wrongly (they are the seller's settings); an origin that serves one resource under two spellings the
- * seller priced apart (the exact spelling is sold at its own price).
+ * Defends against: a route bought at a cheaper endpoint's price — through a cheaper pattern, through another
+ * spelling of a cheaper exact endpoint, or of a dearer pattern's literal text; an unpriced operation served as
+ * free. Does not defend against: prices the seller set wrongly (they are the seller's settings); an origin that
+ * serves one resource under two spellings the seller priced apart (the exact spelling is sold at its own price).
  */
-import { matchPathPattern } from '../shared/path-pattern.js';
+import { matchParsedPathPattern } from '../shared/path-pattern.js';
 import { priceOf } from '../x402/seller/paid-request.js';
 import { routePriceKey } from '../x402/seller/seller-options.js';
 import type { GateEndpointEntry, GateSellerEntry } from './seller-table.js';
@@ -29,8 +31,13 @@ function exactFor(entry: GateEndpointEntry, key: string): boolean {
 }
 
 function patternFits(entry: GateEndpointEntry, path: string, key: string): boolean {
-  const pattern = entry.endpoint.path_pattern;
-  return pattern !== null && (matchPathPattern(pattern, path) || matchPathPattern(pattern, key));
+  const pattern = entry.pattern;
+  return (
+    pattern !== undefined &&
+    (matchParsedPathPattern(pattern.written, path) ||
+      matchParsedPathPattern(pattern.written, key) ||
+      matchParsedPathPattern(pattern.folded, key))
+  );
 }
 
 /** Every endpoint (any method) whose path or pattern covers `path`: what an OPTIONS preflight answers for. */

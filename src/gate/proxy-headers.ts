@@ -5,7 +5,9 @@
  * - payment headers never reach the origin: the buyer's X-PAYMENT / PAYMENT-SIGNATURE and anything named
  *   `payment-*` or `x-payment*` (the gate settled the payment; the origin gets the request only);
  * - the buyer's own X-Forwarded-* / Forwarded are dropped and the gate's written instead (For, Host, Proto, and
- *   Prefix when routed by path prefix), so an origin can trust them as far as it trusts the gate;
+ *   Prefix when routed by path prefix), so an origin can trust them as far as it trusts the gate; headers that
+ *   name another request target (X-Original-URL, X-Rewrite-URL, X-Forwarded-Uri…) are dropped, so what the
+ *   origin serves is the path priced;
  * - from the origin, payment headers and `Settlement-Overrides` never reach the buyer as the origin wrote them
  *   (the receipt is the gate's; an upto charge is read from the override first).
  * - the buyer's Expect stops at the gate: the gate has read the whole body before it forwards anything, so the
@@ -44,6 +46,20 @@ const FORWARDING = new Set([
   'x-forwarded-proto',
   'x-forwarded-port',
   'x-forwarded-prefix',
+]);
+
+/**
+ * Headers some servers read as the request's real target instead of its request line (Symfony and IIS's
+ * X-Original-URL / X-Rewrite-URL, Traefik's X-Forwarded-Uri, nginx's X-Original-URI, Envoy's original path):
+ * from a buyer they would have the origin serve another route than the one priced, so they never cross.
+ */
+const TARGET_OVERRIDES = new Set([
+  'x-original-url',
+  'x-rewrite-url',
+  'x-original-uri',
+  'x-forwarded-uri',
+  'x-forwarded-path',
+  'x-envoy-original-path',
 ]);
 
 /** A header name as every rule here compares it: lower-case, `_` read as `-`. */
@@ -87,6 +103,7 @@ export function requestHeadersForOrigin(
     const lower = name.toLowerCase();
     const canonical = canonicalName(name);
     if (HOP_BY_HOP.has(canonical) || listed.has(canonical) || FORWARDING.has(canonical)) continue;
+    if (TARGET_OVERRIDES.has(canonical)) continue;
     if (isPaymentHeader(canonical) || canonical === 'host' || canonical === 'content-length' || canonical === 'expect')
       continue;
     if (lower.startsWith(':')) continue;

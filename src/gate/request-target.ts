@@ -9,14 +9,20 @@
  *   (`%2e`, `%2f`, `%5c`, `%25`, `%00`… in either case), or escapes that are not UTF-8 (`%c0%ae`);
  * - a dot segment (`.`, `..`, any run of dots, also before a `;` parameter as in `..;`) or a segment that
  *   becomes one, or holds a slash or backslash, under Unicode compatibility folding (`．．`, `／`);
+ * - a `;` in the path, raw or escaped (`%3b`): servlet containers (Tomcat, Jetty, Spring) cut `;…` path
+ *   parameters off a segment, so `/items/premium;v=1` is served as `/items/premium` while a pattern such as
+ *   `/items/{id}` would price it as another segment (the query may hold `;`);
+ * - a segment whose decoded text changes under Unicode compatibility normalisation (NFKC: `%EF%BD%90` for a
+ *   fullwidth `ｐ`, ligatures, a decomposed accent), which an origin that normalises serves as another route;
  * - an empty segment (`//`) anywhere but as a single trailing slash;
  * - more than MAX_TARGET_LENGTH characters.
  * A bare `?` (an empty query) is dropped; nothing else is changed.
  *
  * Defends against: a path priced as one route and served as another (`/free/..\paid`, `/free/%2e%2e/paid`, a
- * cheap pattern's segment hiding a traversal), double-decoding origins (`%252e`). Does not defend against: an
- * origin that maps two plain, distinct paths to one resource (case, trailing slash: priced as the paywall
- * prices paths, src/x402/seller/seller-options.ts `routePriceKey`).
+ * cheap pattern's segment hiding a traversal or a `;` parameter, a compatibility look-alike of a dearer route),
+ * double-decoding origins (`%252e`). Does not defend against: an origin that maps two plain, distinct paths to
+ * one resource (case, trailing slash: priced as the paywall prices paths, src/x402/seller/seller-options.ts
+ * `routePriceKey`, the dearest reading winning, src/gate/matching-endpoint.ts).
  */
 
 export const MAX_TARGET_LENGTH = 8192;
@@ -32,6 +38,8 @@ export type TargetProblem =
   | 'encoded_separator'
   | 'not_utf8'
   | 'dot_segment'
+  | 'path_parameter'
+  | 'not_canonical'
   | 'empty_segment';
 
 /** RFC 3986 unreserved, sub-delims, ':' and '@' (pchar without pct-encoded). */
@@ -81,6 +89,8 @@ function checkSegments(path: string): TargetProblem | undefined {
     const folded = decoded.normalize('NFKC');
     if (folded.includes('/') || folded.includes('\\')) return 'encoded_separator';
     if (isDotSegment(decoded) || isDotSegment(folded)) return 'dot_segment';
+    if (folded.includes(';')) return 'path_parameter';
+    if (folded !== decoded) return 'not_canonical';
   }
   return undefined;
 }

@@ -3,7 +3,7 @@
  * per seller its slug, origin and state, and per endpoint the paywall terms (`PaidSite`: price, route prices,
  * pay-to, network, facilitator address — validated by the paywall's own option checks, as the middleware's are)
  * and how a request is matched to it (method and exact path first, then the dearest of the path patterns that
- * fit, matching-endpoint.ts).
+ * fit, matching-endpoint.ts; each pattern parsed and folded here, once per catalogue: endpoint-pattern.ts).
  *
  * A seller that cannot be sold — suspended, no origin, an origin it has not verified, no proven pay-to, or terms
  * the paywall refuses — is kept with `problem` set: paid routes answer as the middleware does for a refused PAT
@@ -34,10 +34,13 @@ export interface GateSolana {
 }
 import type { GateConfig } from './gate-config.js';
 import { gateDiscoveryOptions } from './endpoint-discovery.js';
+import { endpointPattern, type EndpointPattern } from './endpoint-pattern.js';
 
 export interface GateEndpointEntry {
   endpoint: GateEndpoint;
   site: PaidSite;
+  /** `endpoint.path_pattern` parsed and folded once (endpoint-pattern.ts); undefined without a usable one. */
+  pattern: EndpointPattern | undefined;
 }
 
 export interface GateSellerEntry {
@@ -169,6 +172,7 @@ export function buildSellerTable(
           // The platform finds the seller of a gate's id by its endpoint (docs/gate.md#payment-identifier).
           paymentIdScope: endpoint.endpoint_id,
         },
+        pattern: endpointPattern(endpoint.path_pattern),
       });
       endpoints++;
     }

@@ -332,7 +332,12 @@ export const ERROR_CODES = {
   gate_path_refused: {
     status: 400,
     message:
-      'The request path cannot be read one way only (a backslash, an encoded dot, slash or percent, a dot or empty segment, or a character outside a URL path); spell it plainly.',
+      'The request path cannot be read one way only (a backslash, an encoded dot, slash or percent, a dot or empty segment, a ";" path parameter, a Unicode compatibility character, or a character outside a URL path); spell it plainly.',
+  },
+  gate_method_override_refused: {
+    status: 400,
+    message:
+      'The request asks the origin to run another method (an X-HTTP-Method-Override, X-HTTP-Method or X-Method-Override header naming another method, or a _method parameter in the query or the body); send it with that method instead.',
   },
   // The public catalogue (GET /discovery/resources, GET /discovery/search; docs/api.md#discovery).
   discovery_query_invalid: {

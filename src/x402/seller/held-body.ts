@@ -5,8 +5,9 @@
  * settlement the prefix and the rest go out as one stream and the content hash is computed while it flows.
  *
  * Defends against: paid content leaving before settlement (x402 issue #659, streamed writes); unbounded memory
- * use by a large body. Does not defend against: a producer that writes to the socket itself (the adapter
- * reports that as `uncapturable`).
+ * use by a large body; a settled oversize answer going unreported because its stream was destroyed before it was
+ * read (the buyer left during settlement: the end is still reported, once, without a hash). Does not defend
+ * against: a producer that writes to the socket itself (the adapter reports that as `uncapturable`).
  */
 import { createHash, type Hash } from 'node:crypto';
 import type { Readable } from 'node:stream';
@@ -104,14 +105,23 @@ export function discardBody(captured: CapturedBody): void {
 }
 
 /**
- * The stream sent for an oversize body after settlement: prefix, then the rest of the source. `onEnd` gets the
- * sha256 of everything sent, or undefined when the source failed midway.
+ * The stream sent for an oversize body after settlement: prefix, then the rest of the source. `onEnd` is called
+ * exactly once: with the sha256 of everything sent, or with undefined when not all of it was — the source failed
+ * midway, or the stream was destroyed first (the buyer left), also before it was ever read, when the replay never
+ * started. An unfinished source is then discarded.
  */
 export function releaseOversize(
   captured: Extract<CapturedBody, { kind: 'oversize' }>,
   onEnd: (sha256Hex: string | undefined) => void,
 ): Readable {
   const hash: Hash = createHash('sha256');
+  let ended = false;
+  const end = (sha256Hex: string | undefined) => {
+    if (ended) return;
+    ended = true;
+    if (sha256Hex === undefined) discardBody(captured);
+    onEnd(sha256Hex);
+  };
   async function* replay() {
     let ok = false;
     try {
@@ -128,8 +138,11 @@ export function releaseOversize(
       }
       ok = true;
     } finally {
-      onEnd(ok ? hash.digest('hex') : undefined);
+      end(ok ? hash.digest('hex') : undefined);
     }
   }
-  return ReadableStream.from(replay(), { objectMode: false });
+  const stream = ReadableStream.from(replay(), { objectMode: false });
+  // A generator that never started has no `finally` to run when the stream is destroyed: the close says it ended.
+  stream.once('close', () => end(undefined));
+  return stream;
 }

@@ -104,9 +104,32 @@ export function checkPrice(options: X402KoaOptions, problems: string[]): bigint 
   return priceMicro;
 }
 
-/** `route_prices`: absolute paths (keyed as `routePriceKey` spells them, no two alike) to USD strings. */
-export function checkRoutePrices(options: X402KoaOptions, problems: string[]): Map<string, bigint> {
+/** `path` with each non-ASCII character percent-encoded as a URL parser sends it (a lone surrogate left as is). */
+function asSent(path: string): string {
+  let out = '';
+  for (const ch of path) {
+    if (ch.charCodeAt(0) < 0x80) out += ch;
+    else
+      try {
+        out += encodeURIComponent(ch);
+      } catch {
+        out += ch;
+      }
+  }
+  return out;
+}
+
+/**
+ * `route_prices`: absolute paths (keyed as `routePriceKey` spells them, no two alike) to USD strings. `prices` by
+ * key, and by key the `spellings` a price applies to as is (./route-price.ts): the path as configured and, when it
+ * holds non-ASCII characters, as a client sends it (UTF-8, percent-encoded, upper-case hex).
+ */
+export function checkRoutePrices(
+  options: X402KoaOptions,
+  problems: string[],
+): { prices: Map<string, bigint>; spellings: Map<string, readonly string[]> } {
   const routePrices = new Map<string, bigint>();
+  const spellings = new Map<string, readonly string[]>();
   if (options.route_prices !== undefined) {
     if (
       options.route_prices === null ||
@@ -127,10 +150,12 @@ export function checkRoutePrices(options: X402KoaOptions, problems: string[]): M
         const key = routePriceKey(path);
         if (routePrices.has(key)) problems.push(`route_prices has two keys for the same path ${JSON.stringify(path)}`);
         routePrices.set(key, value === '' ? 0n : parseUsd(value));
+        const sent = asSent(path);
+        spellings.set(key, Object.freeze(sent === path ? [path] : [path, sent]));
       }
     }
   }
-  return routePrices;
+  return { prices: routePrices, spellings };
 }
 
 /** `schemes`: "exact" and/or "upto", each once. */

@@ -38,7 +38,10 @@ export { routePriceKey } from './seller-option-checks.js';
 export interface ResolvedX402Config {
   token: string;
   priceMicro: bigint;
+  /** `route_prices` by `routePriceKey`, in micro-USD. */
   routePrices: ReadonlyMap<string, bigint>;
+  /** By the same key: the spellings of the path a route price applies to as is (./route-price.ts). */
+  routePriceSpellings: ReadonlyMap<string, readonly string[]>;
   /** The EVM pay-to; undefined when the seller sells on Solana only. */
   payTo: `0x${string}` | undefined;
   /** The Solana offer, when the seller sells there. */
@@ -84,7 +87,7 @@ export function resolveX402Options(options: X402KoaOptions): ResolvedX402Config 
 
   const token = checkToken(options, problems);
   const priceMicro = checkPrice(options, problems);
-  const routePrices = checkRoutePrices(options, problems);
+  const { prices: routePrices, spellings: routePriceSpellings } = checkRoutePrices(options, problems);
 
   const solana = checkSolanaOffer(options.solana, problems, checkHttpUrl);
   const payToRaw = nonEmpty(options.pay_to) ?? nonEmpty(env.XX_PAY_TO);
@@ -130,6 +133,7 @@ export function resolveX402Options(options: X402KoaOptions): ResolvedX402Config 
     token,
     priceMicro,
     routePrices,
+    routePriceSpellings,
     payTo,
     solana,
     facilitatorUrl,

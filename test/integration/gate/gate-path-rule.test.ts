@@ -1,11 +1,14 @@
 /**
  * The gate charges for exactly what it forwards (docs/security-model.md#the-gates-path-rule), through a real gate
  * in front of a real loopback origin that records every request line:
- * - a path that an origin would resolve to another route (`..\`, `%2e%2e`, `%2f`) is refused (400
- *   `gate_path_refused`) instead of priced as a free or cheap pattern and served as the paid route;
- * - of two patterns that fit, the dearer is charged;
+ * - a path that an origin would resolve to another route (`..\`, `%2e%2e`, `%2f`, a `;` path parameter that a
+ *   servlet container cuts off, an escaped Unicode compatibility character) is refused (400 `gate_path_refused`)
+ *   instead of priced as a free or cheap pattern and served as the paid route;
+ * - of two patterns that fit, the dearer is charged — also when the request spells a pattern's literal text in
+ *   another case (`/reports/x` for `/Reports/{id}`, as a case-insensitive origin routes it);
  * - an exact endpoint wins outright only when spelled as registered: another spelling of it (case, a trailing
  *   slash, an escape) is charged the dearest of it and the patterns that fit, since the origin receives that spelling;
+ *   a pattern's free route price likewise frees only the spelling the seller configured;
  * - `/health` is charged when an endpoint of its method prices it, and otherwise passes as a bodiless GET or HEAD;
  * - OPTIONS (with a body) is answered by the gate and never forwarded;
  * - underscore spellings of payment and forwarding headers never reach the origin;
@@ -135,6 +138,59 @@ describe('gate: the path rule — what is priced is what is forwarded', function
     assert.equal(free.headers['payment-response'], undefined);
     assert.equal(origin.requests.at(-1)!.url, '/reports/sample');
     assert.equal(origin.runs, 2);
+  });
+
+  it('a `;` path parameter or an escaped compatibility character is refused, not priced as a cheaper segment', async () => {
+    await useCatalogue([
+      patternEndpoint('/{page}', '0.01'),
+      catalogueEndpoint('/items/premium', '1'),
+      patternEndpoint('/items/{id}', '0'),
+    ]);
+    for (const path of [
+      '/items/premium;v=1',
+      '/items/premium;',
+      '/premium;jsessionid=1',
+      '/items/premium%3Bv=1',
+      '/%EF%BD%90remium',
+      '/items/%EF%BD%90remium',
+    ]) {
+      const res = await rawExchange(gate.url, { target: `/${GATE_SLUG}${path}` });
+      assert.equal(res.status, 400, `${path}: ${res.status} ${res.body}`);
+      assert.equal(errorCode(res), 'gate_path_refused', path);
+    }
+    assert.equal(origin.runs, 0, `the origin was reached: ${origin.requests.map((r) => r.url).join(', ')}`);
+    // A `;` in the query is no path parameter: the free pattern passes, the target arrives as written.
+    const query = await rawExchange(gate.url, { target: `/${GATE_SLUG}/items/x?a=1;b=2` });
+    assert.equal(query.status, 200, query.body);
+    assert.equal(origin.requests.at(-1)!.url, '/items/x?a=1;b=2');
+    const { amount } = await payRaw(`/${GATE_SLUG}/premium`);
+    assert.equal(amount, '2500000');
+  });
+
+  it("a pattern's literal text in another case is charged that pattern, not a cheaper broad one", async () => {
+    await useCatalogue([patternEndpoint('/{section}/{id}', '0'), patternEndpoint('/Reports/{id}', '5')]);
+    for (const path of ['/Reports/x', '/reports/x', '/REPORTS/x']) {
+      const challenged = await rawExchange(gate.url, { target: `/${GATE_SLUG}${path}` });
+      assert.equal(challenged.status, 402, `${path}: ${challenged.status} ${challenged.body}`);
+      assert.equal((JSON.parse(challenged.body) as PaymentRequired).accepts[0]!.amount, '5000000', path);
+    }
+    assert.equal(origin.runs, 0, `the origin was reached unpaid: ${origin.requests.map((r) => r.url).join(', ')}`);
+    const free = await rawExchange(gate.url, { target: `/${GATE_SLUG}/other/x` });
+    assert.equal(free.status, 200, free.body);
+  });
+
+  it("a pattern's free route price frees the configured spelling only; other spellings pay the pattern", async () => {
+    await useCatalogue([{ ...patternEndpoint('/reports/{id}', '5'), route_prices: { '/reports/sample': '0' } }]);
+    for (const spelling of ['/reports/SAMPLE', '/reports/Sample/', '/reports/s%41mple', '/reports/sample/']) {
+      const target = `/${GATE_SLUG}${spelling}`;
+      const challenged = await rawExchange(gate.url, { target });
+      assert.equal(challenged.status, 402, `${target}: ${challenged.status} ${challenged.body}`);
+      assert.equal((JSON.parse(challenged.body) as PaymentRequired).accepts[0]!.amount, '5000000', target);
+    }
+    assert.equal(origin.runs, 0, `the origin was reached unpaid: ${origin.requests.map((r) => r.url).join(', ')}`);
+    const free = await rawExchange(gate.url, { target: `/${GATE_SLUG}/reports/sample` });
+    assert.equal(free.status, 200, free.body);
+    assert.equal(origin.requests.at(-1)!.url, '/reports/sample');
   });
 
   it('`/health` priced by an endpoint of its method is charged; unpriced it passes as a bodiless GET or HEAD', async () => {

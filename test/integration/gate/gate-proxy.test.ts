@@ -9,6 +9,7 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import http from 'node:http';
+import { canonicalName as canonical } from '../../../src/gate/proxy-headers.js';
 import { encodePaymentPayload } from '../../../src/x402/header-codec.js';
 import type { PaymentRequired } from '../../../src/x402/wire-schemas.js';
 import { signExactPayment } from '../../unit/x402/x402-fixtures.js';
@@ -90,6 +91,9 @@ describe('gate: proxy, failures, ledger, routing and catalogue', function () {
       'Proxy-Authorization': 'Basic c2VjcmV0',
       TE: 'trailers',
       'X-Forwarded-For': '6.6.6.6',
+      'X-Original-URL': '/premium',
+      X_Rewrite_URL: '/premium',
+      'X-Forwarded-Uri': '/premium',
       'X-Kept': 'yes',
     });
     assert.equal(res.status, 200, res.body);
@@ -100,6 +104,8 @@ describe('gate: proxy, failures, ledger, routing and catalogue', function () {
       assert.ok(!/payment/i.test(name), `payment header ${name} reached the origin`);
     for (const name of ['x-hop-secret', 'proxy-authorization', 'te'])
       assert.equal(seen.headers[name], undefined, `${name} crossed`);
+    for (const name of Object.keys(seen.headers))
+      assert.ok(!/original-url|rewrite-url|forwarded-uri/.test(canonical(name)), `a target override ${name} crossed`);
     assert.equal(seen.headers['x-kept'], 'yes');
     assert.equal(seen.headers.host, new URL(origin.url).host);
     assert.equal(seen.headers['x-forwarded-host'], new URL(gate.url).host);

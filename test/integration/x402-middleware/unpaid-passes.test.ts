@@ -5,7 +5,9 @@
  * - OPTIONS to a priced route is answered by the paywall (204, the CORS preflight headers), never by the handler;
  *   to a free route it passes as any free request does;
  * - `/health` passes unpaid as a bodiless GET or HEAD unless `route_prices` prices it; priced, it is charged on
- *   every method like any route, in both forms of the middleware (`x402Koa` and `withX402`).
+ *   every method like any route, in both forms of the middleware (`x402Koa` and `withX402`);
+ * - a free (or cheaper) route price applies to its path as configured only: another spelling of it (case, a
+ *   trailing slash, an escape), which a case-sensitive router may serve as another resource, pays the default.
  */
 import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
@@ -101,6 +103,19 @@ describe('x402 Koa middleware: what passes unpaid', () => {
     const res = await fetch(`${seller.url}/free`, { method: 'OPTIONS' });
     assert.equal(res.status, 200);
     assert.equal(seller.handlerRuns, 1);
+  });
+
+  it('a free route price frees the path as configured only; other spellings of it pay the default', async () => {
+    const seller = await start({ route_prices: { '/reports/sample': '0', '/café': '' } });
+    for (const path of ['/reports/sample', '/caf%C3%A9'])
+      assert.equal((await fetch(`${seller.url}${path}`)).status, 200);
+    assert.equal(seller.handlerRuns, 2);
+    for (const path of ['/reports/SAMPLE', '/reports/sample/', '/reports/s%41mple', '/reports//sample', '/CAF%C3%A9']) {
+      const res = await fetch(`${seller.url}${path}`);
+      assert.equal(res.status, 402, path);
+      assert.equal(((await res.json()) as { accepts: Array<{ amount: string }> }).accepts[0]!.amount, '10000', path);
+    }
+    assert.equal(seller.handlerRuns, 2);
   });
 
   for (const form of ['x402Koa', 'withX402'] as const) {

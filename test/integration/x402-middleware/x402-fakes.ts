@@ -1,8 +1,8 @@
 /**
  * Test doubles for the seller-middleware tests: a programmable facilitator (verify/settle replies, delays,
- * 5xx, dropped connections), a fake platform (/v1/auth/verify, /v1/ledger), a closed port for "connection
- * refused", and a Koa seller app with handlers of every body kind. The real facilitator, chain and platform are
- * exercised by the end-to-end suites.
+ * replies that wait for the test, 5xx, dropped connections), a fake platform (/v1/auth/verify, /v1/ledger), a
+ * closed port for "connection refused", and a Koa seller app with handlers of every body kind. The real
+ * facilitator, chain and platform are exercised by the end-to-end suites.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -45,14 +45,17 @@ function readJson(req: http.IncomingMessage): Promise<any> {
   });
 }
 
+/** A reply, or a function of the call giving one (or a promise of one: the reply waits for it). */
+type FakeReplier = (call: Recorded) => FakeReply | Promise<FakeReply>;
+
 /** A small HTTP server whose reply per path is programmable; records every request. */
 export class FakeServer {
   readonly calls: Recorded[] = [];
-  private readonly replies = new Map<string, (call: Recorded) => FakeReply>();
+  private readonly replies = new Map<string, FakeReplier>();
   private server: http.Server | undefined;
   url = '';
 
-  on(path: string, reply: FakeReply | ((call: Recorded) => FakeReply)): this {
+  on(path: string, reply: FakeReply | FakeReplier): this {
     this.replies.set(path, typeof reply === 'function' ? reply : () => reply);
     return this;
   }
@@ -67,7 +70,7 @@ export class FakeServer {
       const [path = '', query = ''] = (req.url ?? '').split('?', 2);
       const call: Recorded = { path, query, body: await readJson(req), headers: req.headers, at: Date.now() };
       this.calls.push(call);
-      const reply: FakeReply = (
+      const reply: FakeReply = await (
         this.replies.get(call.path) ?? ((): FakeReply => ({ status: 404, body: { error: 'no route' } }))
       )(call);
       if (reply === 'drop') {
