@@ -18,6 +18,7 @@ import { requestContext } from './http/middleware/request-context.js';
 import { RateLimits, rateLimitByAddress, rateLimitedAuthenticator } from './http/middleware/rate-limit.js';
 import { opsRoutes } from './http/routes/ops-routes.js';
 import { API_CATALOG } from './api-catalog.js';
+import { describeError } from './log/describe-error.js';
 import { docsRoutes } from './http/routes/docs-routes.js';
 import { dashboardStatic } from './http/dashboard-static.js';
 import { payRoutes } from './pay/pay-routes.js';
@@ -376,7 +377,12 @@ export function createTreasuryApp(deps: TreasuryAppDeps): TreasuryApp {
               name: 'rate_limit_cleanup',
               everyMs: 5 * 60_000,
               runAtStart: false,
-              run: () => rateLimits.clearExpired(),
+              run: () =>
+                rateLimits
+                  .clearExpired()
+                  .catch((err: unknown) =>
+                    deps.log.warn({ err: describeError(err) }, 'rate limit clean-up failed; retried in 5 minutes'),
+                  ),
             });
           resolve(s);
         });

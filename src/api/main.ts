@@ -64,9 +64,11 @@ async function main(): Promise<void> {
       name: 'retired_key_reconciler',
       everyMs: 10 * 60 * 1000,
       run: () =>
-        app.services.wallets
-          .destroyRetiredKeys()
-          .then((n) => n > 0 && log.info({ destroyed: n }, 'destroyed retired wallet keys')),
+        app.services.wallets.destroyRetiredKeys().then(
+          (n) => n > 0 && log.info({ destroyed: n }, 'destroyed retired wallet keys'),
+          (err: unknown) =>
+            log.warn({ err: describeError(err) }, 'retired key reconciliation failed; retried in 10 minutes'),
+        ),
     }),
     // Reservations left by a process that stopped before recording them are given back once expired.
     startRepeatingTask({
