@@ -23,8 +23,11 @@ export function encodeKeysetCursor(position: KeysetPosition): string {
   return Buffer.from(`${position.at.toISOString()}|${position.id}`, 'utf8').toString('base64url');
 }
 
-/** The latest time a cursor may name: the end of year 9999 (PostgreSQL's timestamptz goes further, JSON dates do not). */
-const LATEST_CURSOR_TIME = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+/**
+ * The latest time a cursor may name: the end of year 9999 (PostgreSQL's timestamptz goes further, JSON dates do
+ * not); the earliest is 1970-01-01T00:00:00Z (0). Query times taken from a caller are held to the same bounds.
+ */
+export const LATEST_CURSOR_TIME = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
 
 /** The time a cursor names when it is written exactly as `encodeKeysetCursor` writes times; else undefined. */
 function cursorTime(at: string | undefined): Date | undefined {

@@ -6,6 +6,7 @@ import { parsePathPattern } from '../../shared/path-pattern.js';
 import { isStorableText, plainText, usdAmount } from '../http/schemas/common-schemas.js';
 import { httpMethodSchema, routePathSchema } from '../../shared/ledger-report-schema.js';
 import { pageQuerySchema } from '../http/schemas/page-query-schema.js';
+import { LATEST_CURSOR_TIME } from '../db/keyset-cursor.js';
 
 const slug = z.string().regex(/^[a-z0-9][a-z0-9-]{0,62}$/, 'slug: lower-case letters, digits and dashes');
 const capability = z
@@ -88,10 +89,17 @@ export const updateEndpointBodySchema = z
   })
   .strict();
 
+/**
+ * An ISO 8601 time with an offset, as a Date: from 1970 to the end of 9999 once the offset is applied (the
+ * bounds of a page cursor's time, ../db/keyset-cursor.ts), so no year PostgreSQL refuses reaches a query.
+ */
 const isoDate = z
   .string()
   .datetime({ offset: true })
-  .transform((v) => new Date(v));
+  .transform((v) => new Date(v))
+  .refine((d) => d.getTime() >= 0 && d.getTime() <= LATEST_CURSOR_TIME, {
+    message: 'must be a time from 1970 to the end of 9999 (UTC)',
+  });
 export const ledgerQuerySchema = pageQuerySchema
   .extend({
     seller_id: sellerIdSchema.optional(),

@@ -1,24 +1,45 @@
 /**
  * A wallet's history for the people who answer for it (./wallet-history-routes.ts): its newest policy
  * decisions (denials from policy_decisions, allowed payments from their authorization rows, which carry the
- * same decision id), merged newest first; and its newest audit events with the wallet's hash chain recomputed
- * from its first row: verified, or the first broken row and why.
+ * same decision id), merged newest first; and its newest audit events with the wallet's hash chain checked:
+ * verified, or the first broken row and why.
  *
- * Defends: a history shown without the chain's state (the answer says whether the chain holds). Does not:
- * recompute a chain longer than VERIFY_LIMIT_ROWS per request (`not_checked`; `npm run audit:verify` does),
- * nor show audit payloads (event type, actor, time and hashes only), nor check whose wallet it is (the route
- * does, before asking).
+ * The chain is recomputed from its first row the first time this process is asked for it; the newest row that
+ * held is then remembered per wallet (a bounded LRU of REMEMBERED_WALLETS, each entry kept REMEMBER_MS), and
+ * later requests recompute from that row on: its hash is recomputed from its contents (its link included) and
+ * held to the remembered hash, then every row after it (../audit/verify-audit-since.ts). A remembered point
+ * means: every row up to it was recomputed and held by this process, within the last REMEMBER_MS. At most one
+ * verification from a chain's first row runs at a time in this process; the others wait their turn (and then
+ * start from what the one before them remembered, for the same wallet).
+ *
+ * Defends: a history shown without the chain's state (the answer says whether the chain holds); any edit,
+ * since it was remembered, to the remembered row or a later one, and the chain cut short below it (`broken`,
+ * `anchor_missing`); a tenant's long chain costing every request its whole length (a tenant that writes 20,000
+ * refusals and asks for its audit in a loop made another tenant's reads a thousand times slower). Does not:
+ * catch, before its remembered point expires, an edit to a row before the remembered one that leaves the
+ * remembered row alone (`npm run audit:verify` does: the runbook's full verification; the next request after
+ * expiry does too); recompute a chain longer than VERIFY_LIMIT_ROWS per request (`not_checked`; `npm run
+ * audit:verify` does), nor show audit payloads (event type, actor, time and hashes only), nor check whose
+ * wallet it is (the route does, before asking).
  */
+import { LRUCache } from 'lru-cache';
 import { formatUsd } from '../../../policy/money.js';
 import type {
   AuditVerification,
   WalletAudit,
   WalletDecisions,
 } from '../../shared/api-responses/wallet-history-responses.js';
+import type { AuditHead } from '../audit/audit-ledger.js';
 import type { DecidedPayment, WalletHistoryStore } from './store/wallet-history-store.js';
 
 /** Longest chain recomputed within a request. */
 export const VERIFY_LIMIT_ROWS = 20_000;
+
+/** Wallets whose newest verified row is remembered (about 200 bytes each). */
+export const REMEMBERED_WALLETS = 10_000;
+
+/** How long a remembered row stands for the rows before it: the chain is then recomputed from its start again. */
+export const REMEMBER_MS = 60 * 60_000;
 
 /** What a refused and an allowed payment both say of the payment itself. */
 const payment = (r: DecidedPayment) => ({
@@ -29,9 +50,20 @@ const payment = (r: DecidedPayment) => ({
 });
 
 export class WalletHistoryService {
+  /** Per wallet, the newest row this process recomputed from the chain's start (directly or through earlier points). */
+  private readonly verifiedHeads: LRUCache<string, AuditHead>;
+  /** The verification from a chain's first row running now, if any: the next one waits for it. */
+  private fullVerifications: Promise<unknown> = Promise.resolve();
+
   constructor(
     private readonly store: Pick<WalletHistoryStore, 'newestDecisions' | 'newestAuditEvents' | 'verifyChain'>,
-  ) {}
+    options: { rememberedWallets?: number; rememberMs?: number } = {},
+  ) {
+    this.verifiedHeads = new LRUCache<string, AuditHead>({
+      max: options.rememberedWallets ?? REMEMBERED_WALLETS,
+      ttl: options.rememberMs ?? REMEMBER_MS,
+    });
+  }
 
   /** The wallet's newest `limit` decisions, refused and allowed, newest first. */
   async decisions(walletId: string, limit: number): Promise<WalletDecisions> {
@@ -71,15 +103,7 @@ export class WalletHistoryService {
     if (length > VERIFY_LIMIT_ROWS) {
       verification = { state: 'not_checked', rows: length };
     } else {
-      const checked = await this.store.verifyChain(walletId);
-      verification = checked.ok
-        ? { state: 'verified', rows: checked.rows }
-        : {
-            state: 'broken',
-            rows: checked.rows,
-            seq: checked.firstBroken!.seq,
-            reason: checked.firstBroken!.reason,
-          };
+      verification = await this.verifyChain(walletId);
     }
     return {
       wallet_id: walletId,
@@ -93,5 +117,26 @@ export class WalletHistoryService {
       })),
       verification,
     };
+  }
+
+  /** The chain from its remembered row on, or (one at a time) from its first row. */
+  private verifyChain(walletId: string): Promise<AuditVerification> {
+    const since = this.verifiedHeads.get(walletId);
+    if (since) return this.verifyFrom(walletId, since);
+    const turn = this.fullVerifications.then(() => this.verifyFrom(walletId, this.verifiedHeads.get(walletId)));
+    this.fullVerifications = turn.catch(() => undefined);
+    return turn;
+  }
+
+  private async verifyFrom(walletId: string, since: AuditHead | undefined): Promise<AuditVerification> {
+    const { verification: checked, head } = await this.store.verifyChain(walletId, since);
+    // The rows before the remembered one were recomputed earlier: the answer counts the whole chain.
+    const rows = (since ? Number(since.seq) - 1 : 0) + checked.rows;
+    if (checked.ok) {
+      if (head) this.verifiedHeads.set(walletId, head);
+      return { state: 'verified', rows };
+    }
+    // A broken chain leaves the remembered row as it was: the next request reads from it again.
+    return { state: 'broken', rows, seq: checked.firstBroken!.seq, reason: checked.firstBroken!.reason };
   }
 }

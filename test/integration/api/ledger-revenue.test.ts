@@ -156,4 +156,33 @@ describe('ledger revenue by day (HTTP, PostgreSQL)', function () {
       'every verified row once, none of the other seller',
     );
   });
+
+  it('a bound outside 1970–9999 once its offset is applied answers 400 invalid_request; the last day of 9999 sums', async () => {
+    const { session } = await signInWithNewKey(t);
+    const seller = (await t.request('POST', '/v1/sellers', { token: session, body: { name: 'Far Bounds' } })).body;
+    for (const query of [
+      'from=0000-01-01T00:00:00Z',
+      'to=0000-01-01T00:00:00Z',
+      'from=1969-12-31T23:59:59.999Z',
+      'from=1970-01-01T00:00:00%2B00:01',
+      'to=9999-12-31T23:59:59-23:59',
+      'from=9999-12-31T23:59:59-00:01',
+    ]) {
+      for (const path of ['/v1/ledger/revenue', '/v1/ledger']) {
+        const res = await t.request('GET', `${path}?${query}`, { token: seller.pat });
+        assert.equal(res.status, 400, `${path}?${query}: ${JSON.stringify(res.body)}`);
+        assert.equal(res.body.error_code, 'invalid_request', query);
+      }
+    }
+    for (const query of [
+      'from=1970-01-01T00:00:00Z&to=9999-12-31T23:59:59.999Z',
+      'from=9999-12-31T12:00:00Z',
+      'from=9999-12-31T12:00:00Z&to=9999-12-31T23:59:59Z',
+      'to=9999-12-31T23:59:59%2B23:59',
+    ]) {
+      const res = await t.request('GET', `/v1/ledger/revenue?${query}`, { token: seller.pat });
+      assert.equal(res.status, 200, `${query}: ${JSON.stringify(res.body)}`);
+      assert.equal(res.body.count, 0, query);
+    }
+  });
 });

@@ -69,6 +69,27 @@ describe('gate uptime reports: ownership, bounds, and the catalogue', function (
     assert.deepEqual([rows[0].endpoint_id, rows[0].answered, rows[0].failed], [gated, 18, 2]);
   });
 
+  it('caps buckets of one hour that add up past the table bound, in one report and across reports', async () => {
+    const a = await tenant();
+    const gated = await a.endpoint((await a.seller('Busy', 'mpp')).seller_id, '/busy');
+    const pat = await a.gatePat();
+    const full = { endpoint_id: gated, hour: hourAgo(1), answered: 1_000_000, failed: 1_000_000 };
+    for (let report = 0; report < 2; report++) {
+      const res = await t.request('POST', '/v1/gate/uptime', { token: pat, body: { buckets: Array(11).fill(full) } });
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+      assert.deepEqual(
+        res.body.results.map((r: { outcome: string }) => r.outcome),
+        ['stored'],
+      );
+      const rows = await t.db.knex('endpoint_uptime_hours').where({ endpoint_id: gated });
+      assert.deepEqual(
+        rows.map((r) => [r.answered, r.failed]),
+        [[10_000_000, 10_000_000]],
+        'the table bound, not 11,000,000',
+      );
+    }
+  });
+
   it('refuses other PATs (403) and unbounded or malformed buckets (400)', async () => {
     const a = await tenant();
     const gated = await a.endpoint((await a.seller('Gated', 'mpp')).seller_id, '/forecast');

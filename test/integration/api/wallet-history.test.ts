@@ -1,8 +1,10 @@
 /**
  * A wallet's history over HTTP: GET /v1/wallets/{id}/decisions lists the newest policy decisions with their
  * pd_ ids, outcome, amount, recipient and violated rules; GET /v1/wallets/{id}/audit lists the newest audit
- * events and the chain's state — verified, then broken (with the first broken seq and why) once a row is
- * altered behind the append-only trigger. Another account's wallet is a 404, a bad limit a 400, no bearer 401.
+ * events and the chain's state — verified, then broken (with the first broken seq and why) once its newest
+ * row, the one the app remembers as verified, is altered behind the append-only trigger
+ * (./wallet-audit-remembered.test.ts: the rest of what a remembered row means). Another account's wallet is a
+ * 404, a bad limit a 400, no bearer 401.
  */
 import assert from 'node:assert/strict';
 import { useTestTreasury } from '../../support/api-harness.js';
@@ -81,14 +83,14 @@ describe('wallet history: decisions and audit chain (HTTP, PostgreSQL, SoftHSM)'
 
     await t.db.knex.raw('ALTER TABLE audit_events DISABLE TRIGGER audit_events_no_update');
     try {
-      await t.db.knex('audit_events').where({ chain_key: wallet.id, seq: 1 }).update({ actor: 'mallory' });
+      await t.db.knex('audit_events').where({ chain_key: wallet.id, seq: seqs[0] }).update({ actor: 'mallory' });
     } finally {
       await t.db.knex.raw('ALTER TABLE audit_events ENABLE TRIGGER audit_events_no_update');
     }
     const broken = await t.request('GET', `/v1/wallets/${wallet.id}/audit`, { token: treasury });
     assert.deepEqual(
       { ...broken.body.verification, rows: undefined },
-      { state: 'broken', rows: undefined, seq: 1, reason: 'hash_mismatch' },
+      { state: 'broken', rows: undefined, seq: seqs[0], reason: 'hash_mismatch' },
     );
   });
 

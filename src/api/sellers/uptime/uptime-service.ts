@@ -2,16 +2,19 @@
  * A gate's uptime report (docs/gate.md#uptime), for the account of its gate PAT: each bucket is stored when its
  * endpoint is a managed-proxy (`mpp`) endpoint of that account and its hour lies in the accepted window (the
  * last 48 hours, up to 5 minutes ahead for clock skew); any other bucket is refused with its reason, the rest
- * stored. Buckets of one endpoint and hour in one report are added together first; the reply has one outcome for
- * each (as the ledger batches answer).
+ * stored. Buckets of one endpoint and hour in one report are added together first, each sum capped at the
+ * table's bound (MAX_HOUR_COUNT, as the store caps an hour it adds to); the reply has one outcome for each (as
+ * the ledger batches answer).
  *
  * Defends: a gate reporting for another account's endpoints or for a middleware (`x402`) seller
  * (`endpoint_not_found`, as for an endpoint that does not exist); late or future hours rewriting history
- * (`uptime_hour_out_of_window`). Does not defend: false counts for the gate's own endpoints — the gate is the seller's
+ * (`uptime_hour_out_of_window`); a report whose buckets of one hour add up past the table's bound failing
+ * the insert (PostgreSQL checks the proposed row before ON CONFLICT, so the store's LEAST alone does not cap
+ * it). Does not defend: false counts for the gate's own endpoints — the gate is the seller's
  * process (docs/security-model.md#uptime-as-reported-by-the-sellers-gate).
  */
 import type { UptimeBucket, UptimeReportReply } from '../../../shared/uptime-report-schema.js';
-import type { PgUptimeStore, UptimeHourRow } from './uptime-store.js';
+import { MAX_HOUR_COUNT, type PgUptimeStore, type UptimeHourRow } from './uptime-store.js';
 
 const HOUR_MS = 3_600_000;
 export const UPTIME_WINDOW_MS = 48 * HOUR_MS;
@@ -24,7 +27,7 @@ export interface UptimeServiceDeps {
 
 type Result = UptimeReportReply['results'][number];
 
-/** The buckets of one report, one row per endpoint and hour. */
+/** The buckets of one report, one row per endpoint and hour, each count capped at MAX_HOUR_COUNT. */
 function merged(buckets: readonly UptimeBucket[]): UptimeHourRow[] {
   const byKey = new Map<string, UptimeHourRow>();
   for (const b of buckets) {
@@ -32,9 +35,15 @@ function merged(buckets: readonly UptimeBucket[]): UptimeHourRow[] {
     const key = `${b.endpoint_id} ${hour.getTime()}`;
     const row = byKey.get(key);
     if (row) {
-      row.answered += b.answered;
-      row.failed += b.failed;
-    } else byKey.set(key, { endpoint_id: b.endpoint_id, hour, answered: b.answered, failed: b.failed });
+      row.answered = Math.min(row.answered + b.answered, MAX_HOUR_COUNT);
+      row.failed = Math.min(row.failed + b.failed, MAX_HOUR_COUNT);
+    } else
+      byKey.set(key, {
+        endpoint_id: b.endpoint_id,
+        hour,
+        answered: Math.min(b.answered, MAX_HOUR_COUNT),
+        failed: Math.min(b.failed, MAX_HOUR_COUNT),
+      });
   }
   return [...byKey.values()];
 }

@@ -7,7 +7,7 @@
  * Defends: nothing by itself — the callers check that the wallet or account is the bearer's before asking.
  * Does not defend: an account-wide page's cost (it sorts the account's authorizations).
  */
-import type { AuditVerification } from '../../audit/audit-ledger.js';
+import type { AuditHead, AuditVerification } from '../../audit/audit-ledger.js';
 import type { PageRequest } from '../../db/keyset-cursor.js';
 
 /** An authorization as the payment history reads it, with the verified seller ledger row naming it, if any. */
@@ -69,6 +69,12 @@ export interface PaymentRowPage {
   nextCursor: string | null;
 }
 
+/** A chain's verification and, when it holds, the newest row it reached. */
+export interface ChainVerification {
+  verification: AuditVerification;
+  head?: AuditHead;
+}
+
 export interface WalletHistoryStore {
   /** A page of one wallet's payments, newest first. */
   paymentsOfWallet(walletId: string, page: PageRequest): Promise<PaymentRowPage>;
@@ -78,6 +84,10 @@ export interface WalletHistoryStore {
   newestDecisions(walletId: string, limit: number): Promise<{ denials: DenialRow[]; allowed: AllowedRow[] }>;
   /** The wallet's newest `limit` audit events, newest first. */
   newestAuditEvents(walletId: string, limit: number): Promise<AuditEventRow[]>;
-  /** The wallet's audit chain recomputed from its first row. */
-  verifyChain(walletId: string): Promise<AuditVerification>;
+  /**
+   * The wallet's audit chain recomputed from its first row, or from the row at `since.seq` on: that row's
+   * hash recomputed from its contents (its link included) and held to `since.hash`, then every later row
+   * (../../audit/verify-audit-since.ts; `rows` counts the rows read, from `since.seq` on).
+   */
+  verifyChain(walletId: string, since?: AuditHead): Promise<ChainVerification>;
 }
