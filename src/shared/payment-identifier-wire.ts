@@ -4,7 +4,8 @@
  * and the API's routes (src/api/sellers/payment-ids/) all parse these. Every string and number is bounded.
  *
  * Defends: a stored answer, id, route or fingerprint of a size or alphabet the platform's table cannot hold
- * being sent or accepted; a reply of the wrong shape being trusted by the paywall. Does not defend: what an
+ * (or that would come back as something else: a header value with CR/LF, a route with control or bidi
+ * characters) being sent or accepted; a reply of the wrong shape being trusted by the paywall. Does not defend: what an
  * answer says (the paywall built it from a settled payment).
  */
 import { z } from 'zod';
@@ -22,8 +23,22 @@ export const paymentIdSchema = z
 /** A sha256 hex fingerprint (src/x402/seller/payment-identifier-fingerprint.ts). */
 export const fingerprintSchema = z.string().regex(/^[0-9a-f]{64}$/);
 
-/** The path an id was used on (as the paywall reads it; not necessarily a route pattern). */
-export const paymentIdRouteSchema = z.string().min(1).max(2048);
+/**
+ * The path an id was used on (as the paywall reads it — a request path, so printable ASCII, its other bytes
+ * percent-encoded; not necessarily a route pattern): stored and indexed, so no control, format or non-ASCII
+ * character, and short enough for the index.
+ */
+export const paymentIdRouteSchema = z
+  .string()
+  .min(1)
+  .max(2048)
+  .regex(/^\/[\x21-\x7e]*$/, 'expected a request path: "/" then printable ASCII');
+
+/** A stored header's value: printable ASCII, spaces and tabs (never CR or LF, which would split it when sent). */
+const storedHeaderValue = z
+  .string()
+  .max(4096)
+  .regex(/^[\x20-\x7e\t]*$/, 'expected printable ASCII');
 
 /** The answer replayed to a retry: what the buyer got, the receipt headers included. */
 export const storedAnswerSchema = z
@@ -31,7 +46,7 @@ export const storedAnswerSchema = z
     status: z.number().int().min(200).max(599),
     /** Lower-case header names; at most 8 (content-type, cache-control, the two receipt headers). */
     headers: z
-      .record(z.string().regex(/^[a-z0-9-]{1,64}$/), z.string().max(4096))
+      .record(z.string().regex(/^[a-z0-9-]{1,64}$/), storedHeaderValue)
       .refine((h) => Object.keys(h).length <= 8, 'at most 8 headers'),
     /** The body, base64; absent when it was too large to keep (the retry gets 410 with the receipt). */
     body_base64: z

@@ -187,4 +187,47 @@ describe('gate: payment-identifier with the platform store', function () {
     const session = await t.request('POST', '/v1/payment-ids/begin', { token: stranger.session, body: claim });
     assert.equal(session.status, 403);
   });
+
+  it('a hostile route or stored header value is refused at the store’s routes: 400, nothing stored', async () => {
+    const seller = (
+      await t.request('POST', '/v1/sellers', {
+        token: (await signInWithNewKey(t)).session,
+        body: { name: 'Hostile', slug: 'hostile-pid' },
+      })
+    ).body;
+    const rows = await storedRows();
+    const claim = (route: string) => ({ route, id: generatePaymentId(), fingerprint: 'cd'.repeat(32) });
+    for (const route of [
+      '/a\u001b[31m',
+      '/a\r\nx',
+      '/\u202etxt.exe',
+      '/' + '\u4e2d'.repeat(2000),
+      'no-slash',
+      '/a b',
+    ]) {
+      const res = await t.request('POST', '/v1/payment-ids/begin', {
+        token: seller.pat,
+        body: { ...claim(route), pending_ttl_seconds: 60 },
+      });
+      assert.deepEqual([res.status, res.body.error_code], [400, 'invalid_request'], JSON.stringify(route).slice(0, 30));
+    }
+    const good = claim('/report');
+    assert.equal(
+      (
+        await t.request('POST', '/v1/payment-ids/begin', {
+          token: seller.pat,
+          body: { ...good, pending_ttl_seconds: 60 },
+        })
+      ).status,
+      200,
+    );
+    for (const value of ['a\r\nSet-Cookie: x=1', 'a\u0000b', 'caf\u00e9']) {
+      const res = await t.request('POST', '/v1/payment-ids/complete', {
+        token: seller.pat,
+        body: { ...good, answer: { status: 200, headers: { 'content-type': value } } },
+      });
+      assert.deepEqual([res.status, res.body.error_code], [400, 'invalid_request'], JSON.stringify(value));
+    }
+    assert.equal((await storedRows()) - rows, 1, 'only the plain claim is stored, and nothing completed it');
+  });
 });
