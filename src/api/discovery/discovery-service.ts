@@ -3,16 +3,20 @@
  * text search over them, best matches first (GET /discovery/search). Filters the catalogue cannot match (a
  * type other than `http`, a scheme other than `exact`, another network, an extension other than `bazaar`)
  * answer an empty page without a query; the rest is one store read per page (./discovery-store.ts), mapped
- * to the Bazaar shapes (./discovery-mapping.ts) and cached briefly (./discovery-cache.ts).
+ * to the Bazaar shapes (./discovery-mapping.ts) and cached briefly, bounded by size (./discovery-cache.ts); a
+ * read the cache cannot answer takes one of the process's few read slots (./discovery-read-slots.ts), or is
+ * refused (503 `database_busy`) when they are all taken.
  *
  * Defends: revenue counted over any window but the last 30 UTC days (today included), or on any network but the
- * catalogue's (the store counts `network` only). Does not defend: who asks (the catalogue is public; the routes
- * are rate limited per address).
+ * catalogue's (the store counts `network` only); anonymous reads holding the database pool or growing the
+ * process's memory without bound (the read slots, the cache's byte bound). Does not defend: who asks (the
+ * catalogue is public; the routes are rate limited per address).
  */
 import type { DiscoveryResourcesPage, DiscoverySearchPage } from '../../shared/api-responses/discovery-responses.js';
 import { MAX_DISCOVERY_OFFSET } from '../../shared/api-responses/discovery-responses.js';
 import type { ChainInfo } from '../../shared/chain-registry.js';
 import { DiscoveryCache } from './discovery-cache.js';
+import { DiscoveryReadSlots } from './discovery-read-slots.js';
 import { discoveryResourceOf } from './discovery-mapping.js';
 import type { DiscoveryFilters, DiscoveryResourcesQuery, DiscoverySearchQuery } from './discovery-schemas.js';
 import { searchPatterns } from './discovery-search-terms.js';
@@ -27,6 +31,8 @@ export interface DiscoveryServiceDeps {
   chain: ChainInfo;
   clock: () => Date;
   cacheMs: number;
+  /** Store reads at once, at most (DISCOVERY_READ_SLOTS by default). */
+  readSlots?: number | undefined;
 }
 
 /** The first UTC day of the revenue window ending on `now`'s day, as `YYYY-MM-DD`. */
@@ -36,10 +42,13 @@ export function revenueWindowStart(now: Date): string {
 }
 
 export class DiscoveryService {
-  private readonly cache: DiscoveryCache<DiscoveryPage>;
+  /** The answer cache (read by tests: what it keeps and weighs). */
+  readonly cache: DiscoveryCache<DiscoveryPage>;
+  private readonly slots: DiscoveryReadSlots;
 
   constructor(private readonly deps: DiscoveryServiceDeps) {
     this.cache = new DiscoveryCache(deps.cacheMs);
+    this.slots = new DiscoveryReadSlots(deps.readSlots);
   }
 
   async resources(q: DiscoveryResourcesQuery): Promise<DiscoveryResourcesPage> {
@@ -84,6 +93,6 @@ export class DiscoveryService {
       since: revenueWindowStart(this.deps.clock()),
       ...page,
     };
-    return this.cache.get(JSON.stringify(request), () => this.deps.store.page(request));
+    return this.cache.get(JSON.stringify(request), () => this.slots.run(() => this.deps.store.page(request)));
   }
 }

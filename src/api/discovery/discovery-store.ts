@@ -20,7 +20,8 @@
  * endpoint without a known pay-to listed (a buyer could not pay it); unverified ledger reports, or payments on
  * another network (a testnet's free USDC on a mainnet catalogue), counted; one account crowding every other out
  * of the reachable pages; the search text read as SQL or as a pattern (bound `%term%` values with their wildcards
- * escaped, ./discovery-search-terms.ts). Does not defend: one party running many accounts (each takes its own
+ * escaped, ./discovery-search-terms.ts); a search's cost growing with the schemas endpoints declare (it matches
+ * the description column, never the `discovery` JSON, and builds each row's text once). Does not defend: one party running many accounts (each takes its own
  * turn; an account created earlier goes first among equals); a seller whose text names more of the searched terms
  * ranking above (the score comes first); a large catalogue's count and turns (every page counts and ranks all the
  * matches, one scan and sorts of them; the answer is cached briefly: ./discovery-cache.ts).
@@ -107,17 +108,29 @@ export const LISTING_JOINS = `LEFT JOIN platform_collection_wallets c ON c.selle
            ) p ON true
            ${GATE_JOIN}`;
 
-/** What a search term is matched against: names, slugs, the route, capabilities and the declared description. */
-const HAYSTACK = `concat_ws(' ', s.name, s.slug, e.slug, e.method, e.path, e.capabilities::text, e.discovery->>'description')`;
+/**
+ * What a search term is matched against: names, slugs, the route, capabilities and the declared description —
+ * `e.discovery_description`, the column PostgreSQL keeps from `discovery` (migrations/20261201151700_endpoint_discovery_description.ts),
+ * never `discovery` itself, whose schemas (up to 64 KiB, stored out of line) reading one key of it would fetch
+ * and decompress whole. Lower-cased, once per row (`h.text`: the `OFFSET 0` keeps the planner from copying the
+ * expression into each term's match), and each term's pattern lower-cased by the same function: `lower(a) LIKE
+ * lower(p)` is what PostgreSQL's ILIKE does in a multi-byte encoding, here with the row's text lowered once
+ * instead of once per term.
+ */
+const HAYSTACK = `lower(concat_ws(' ', s.name, s.slug, e.slug, e.method, e.path, e.capabilities::text, e.discovery_description))`;
 
-/** The score of a row: how many of the terms it matches (0 without a search). */
+/** The score of a row: how many of the terms it matches (0 without a search), over `h.text` (`haystackJoin`). */
 function scoreSql(patterns: readonly string[]): { sql: string; bindings: string[] } {
   if (patterns.length === 0) return { sql: '0', bindings: [] };
   return {
-    sql: patterns.map(() => `(${HAYSTACK} ILIKE ? ESCAPE '\\')::int`).join(' + '),
+    sql: patterns.map(() => `(h.text LIKE lower(?) ESCAPE '\\')::int`).join(' + '),
     bindings: [...patterns],
   };
 }
+
+/** The row's haystack as `h.text`, computed once per listed row; nothing without a search. */
+const haystackJoin = (patterns: readonly string[]) =>
+  patterns.length === 0 ? '' : `CROSS JOIN LATERAL (SELECT ${HAYSTACK} AS text OFFSET 0) h`;
 
 /**
  * The catalogue's order over ranked matches `t` (the `turns` below, or the page cut from them): the score first (a
@@ -155,6 +168,7 @@ export class DiscoveryStore {
            JOIN sellers s ON s.id = e.seller_id
            JOIN accounts a ON a.id = s.account_id
            ${LISTING_JOINS}
+           ${haystackJoin(patterns)}
           WHERE ${LISTED_SELLER_AND_ENDPOINT}
        ),
        matched AS (SELECT l.* FROM listed l WHERE ${where.join(' AND ')}),

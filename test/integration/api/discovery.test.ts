@@ -290,6 +290,13 @@ describe('public catalogue: Bazaar discovery served by the platform (official cl
       found.resources.map((r) => r.resource),
       [forecast.resource],
     );
+    // Search reads the description from its own column, which PostgreSQL keeps from `discovery` and no one writes.
+    const row = await t.db.knex('endpoints').where({ path: '/forecast' }).first('id', 'discovery_description');
+    assert.equal(row.discovery_description, 'Seven-day forecast');
+    await assert.rejects(
+      t.db.knex('endpoints').where({ id: row.id }).update({ discovery_description: 'forged' }),
+      /can only be updated to DEFAULT/,
+    );
   });
 
   it('counts verified ledger rows only: a forged, unverified report moves neither revenue nor paid calls', async () => {
