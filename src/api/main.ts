@@ -10,6 +10,7 @@
 import { loadAppConfig } from './config/app-config.js';
 import { productionRefusal } from './config/production-mode.js';
 import { installedPayFaultHooks } from './pay/pay-fault-hooks.js';
+import { SweepIncompleteError } from './pay/expired-reservation-sweeper.js';
 import { createKnex, listPendingMigrations } from './db/knex-client.js';
 import { resolveDatabase } from './db/resolve-database.js';
 import { createLogger } from './log/logger.js';
@@ -78,7 +79,12 @@ async function main(): Promise<void> {
         app.services.expiredReservations.sweep().then(
           (n) => n > 0 && log.warn({ released: n }, 'released expired reservations that no process recorded'),
           (err: unknown) =>
-            log.warn({ err: describeError(err) }, 'expired reservation sweep failed; retried in a minute'),
+            log.warn(
+              err instanceof SweepIncompleteError
+                ? { released: err.released, failed: err.failed, err: describeError(err.firstError) }
+                : { err: describeError(err) },
+              'expired reservation sweep failed; retried in a minute',
+            ),
         ),
     }),
   ];

@@ -9,7 +9,8 @@
  * reuse age before the payment: ./solana/recent-blockhash.ts). So a Solana reservation waits
  * `SOLANA_LANDING_SECONDS` more.
  *
- * Defends: caps eaten by payments that never happened; this process deciding the wallet's next payment on what
+ * Defends: caps eaten by payments that never happened; one reservation whose release fails holding back the
+ * others (each row on its own; the failed ones are read again, and the sweep reports them: SweepIncompleteError); this process deciding the wallet's next payment on what
  * it remembered from before the release (`onReleased`: the pay path forgets it). Every API process may sweep:
  * the release acts only on a row still `reserved`, under the wallet's lock. Each sweep reads the authorizations
  * that expired since the previous one (a BRIN index on valid_before keeps that to the newest block ranges); the
@@ -37,6 +38,20 @@ export interface ExpiredReservationSweeperOptions {
    * the release moved the wallet's audit chain and totals, and the PAT's day, past what the pay path remembers.
    */
   onReleased?: (walletId: string, actor: string) => void;
+  /** Test seam: how one reservation is released. */
+  release?: typeof releaseReservation;
+}
+
+/** A sweep that released what it could and failed on some rows: they are read again next time. */
+export class SweepIncompleteError extends Error {
+  constructor(
+    readonly released: number,
+    readonly failed: number,
+    readonly firstError: unknown,
+  ) {
+    super(`expired reservation sweep: ${failed} release(s) failed, ${released} released; the failed are read again`);
+    this.name = 'SweepIncompleteError';
+  }
 }
 
 interface ExpiredRow {
@@ -65,6 +80,7 @@ export class ExpiredReservationSweeper {
   private readonly lookbackSeconds: number;
   private readonly batch: number;
   private readonly onReleased: (walletId: string, actor: string) => void;
+  private readonly release: typeof releaseReservation;
 
   constructor(
     private readonly knex: Knex,
@@ -76,6 +92,7 @@ export class ExpiredReservationSweeper {
     this.lookbackSeconds = options.lookbackSeconds ?? 7 * 86_400;
     this.batch = options.batch ?? 500;
     this.onReleased = options.onReleased ?? (() => undefined);
+    this.release = options.release ?? releaseReservation;
   }
 
   /** One sweep: releases what expired since the last one; answers how many reservations it released. */
@@ -105,9 +122,12 @@ export class ExpiredReservationSweeper {
       )
     ).rows as ExpiredRow[];
     let released = 0;
+    let failed = 0;
+    let firstError: unknown;
     for (const row of rows) {
       const amountMicro = BigInt(row.amount_micro);
-      const done = await releaseReservation(
+      // One row's failure (a lock time-out on a busy wallet) does not keep the rows after it, other tenants', held.
+      const done = await this.release(
         this.knex,
         {
           walletId: row.wallet_id,
@@ -123,15 +143,21 @@ export class ExpiredReservationSweeper {
         SWEEPER_ACTOR,
         'expired_unsigned',
         this.clock(),
-      );
+      ).catch((err: unknown) => {
+        failed++;
+        firstError ??= err;
+        return false;
+      });
       if (done) {
         released++;
         this.onReleased(row.wallet_id, row.actor);
         this.metrics.payDecisions.inc({ kind: 'pay', outcome: 'expired_released' });
       }
     }
-    // A full batch may have left some: the same range is read again next time (released rows no longer match).
-    if (rows.length < this.batch) this.sweptUpTo = solanaCutoff;
+    // A full batch may have left some, and a failed row is still reserved: the same range is read again next time
+    // (released rows no longer match).
+    if (rows.length < this.batch && failed === 0) this.sweptUpTo = solanaCutoff;
+    if (failed > 0) throw new SweepIncompleteError(released, failed, firstError);
     return released;
   }
 }
