@@ -21,6 +21,13 @@ import { closeable, type Closeable } from '../../base/closeables.js';
 import { startRepeatingTask } from '../../base/repeating-task.js';
 import { installShutdown, watchParent } from '../../base/shutdown-signals.js';
 
+/** What a failed sweep logs: how many it released and failed (never a bind value), and the first error. */
+function sweepFailureFields(err: unknown): Record<string, unknown> {
+  return err instanceof SweepIncompleteError
+    ? { released: err.released, failed: err.failed, err: describeError(err.firstError) }
+    : { err: describeError(err) };
+}
+
 async function main(): Promise<void> {
   const refusal = productionRefusal(process.env, {
     execArgv: process.execArgv,
@@ -78,13 +85,7 @@ async function main(): Promise<void> {
       run: () =>
         app.services.expiredReservations.sweep().then(
           (n) => n > 0 && log.warn({ released: n }, 'released expired reservations that no process recorded'),
-          (err: unknown) =>
-            log.warn(
-              err instanceof SweepIncompleteError
-                ? { released: err.released, failed: err.failed, err: describeError(err.firstError) }
-                : { err: describeError(err) },
-              'expired reservation sweep failed; retried in a minute',
-            ),
+          (err: unknown) => log.warn(sweepFailureFields(err), 'expired reservation sweep failed; retried in a minute'),
         ),
     }),
   ];
