@@ -4,8 +4,13 @@
  * requests go) and whether it is verified, pay_to (where buyers pay: the seller's oldest proven pay-to address,
  * or for a `platform_mor` seller its collection wallet on the network the gate asked for), solana_pay_to (its
  * oldest proven Solana pay-to address), status, and each
- * endpoint's method, path or path pattern, prices and whether it is priced. Defined once here: the API's route
- * is typed with it and the gate parses the reply with it.
+ * endpoint's method, path or path pattern, prices and whether it is priced, and its declarations (capability
+ * tags, input and output schemas) within one byte budget per catalogue. Defined once here: the API's route is
+ * typed with it and the gate parses the reply with it.
+ *
+ * Size: at most MAX_GATE_SELLERS sellers, MAX_GATE_ENDPOINTS endpoints and MAX_GATE_DECLARATION_BYTES of
+ * declarations; every other field is bounded below, but an endpoint's `route_prices` only by what the
+ * endpoint routes accept.
  *
  * Defends: the gate and the platform drifting apart silently; a gate acting on a catalogue of another shape
  * (the gate keeps its last good catalogue instead). Does not defend: a catalogue of the right shape with wrong
@@ -18,6 +23,12 @@ import { sellerStatusSchema } from './seller-responses.js';
 /** At most this many sellers (and endpoints in all) in one catalogue. */
 export const MAX_GATE_SELLERS = 1000;
 export const MAX_GATE_ENDPOINTS = 10_000;
+/**
+ * At most this many bytes of declarations (each endpoint's `capabilities` and `discovery` JSON text) in one
+ * catalogue: the oldest endpoints carry theirs, every later one has neither (the gate then declares the seller's
+ * name only). A quarter of what the gate reads at most (4 MiB, src/gate/catalogue-source.ts).
+ */
+export const MAX_GATE_DECLARATION_BYTES = 1024 * 1024;
 
 export const gateEndpointSchema = z.object({
   endpoint_id: endpointIdField,
@@ -32,11 +43,15 @@ export const gateEndpointSchema = z.object({
    * from an OpenAPI document without one, which the gate does not serve until it is priced.
    */
   priced: z.boolean(),
-  /** The endpoint's capability tags (its Bazaar `tags`). Absent from older platforms. */
+  /**
+   * The endpoint's capability tags (its Bazaar `tags`). Absent from older platforms, and past the catalogue's
+   * declaration budget (MAX_GATE_DECLARATION_BYTES).
+   */
   capabilities: z.array(z.string().max(128)).max(64).optional(),
   /**
-   * What the seller's OpenAPI operation declares (its Bazaar declaration: description, input and output JSON
-   * Schemas, each at most 16 KiB of JSON as the OpenAPI refresh keeps them); null or absent when none.
+   * What the seller's OpenAPI operation declares (its Bazaar declaration: input and output JSON Schemas, each at
+   * most 16 KiB of JSON as the OpenAPI refresh keeps them; older platforms sent its description too); null or
+   * absent when none, and past the catalogue's declaration budget (MAX_GATE_DECLARATION_BYTES).
    */
   discovery: z
     .object({

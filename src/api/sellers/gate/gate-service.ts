@@ -6,8 +6,11 @@
  *
  * Defends: a gate reading or reporting for another account's sellers, or for a seller that did not choose the
  * managed proxy (`endpoint_not_found`, the same answer as an endpoint that does not exist); a row that names
- * no endpoint (`invalid_request`); a platform_mor seller's buyers paying anywhere but its collection wallet.
- * Does not defend: a false row of the right shape — the ledger verifies every row on chain before it counts.
+ * no endpoint (`invalid_request`); a platform_mor seller's buyers paying anywhere but its collection wallet;
+ * one account's catalogue holding the API's memory — it reads only what selling takes, and declarations within
+ * MAX_GATE_DECLARATION_BYTES (../../../shared/api-responses/gate-responses.ts). Does not defend: a false row of
+ * the right shape — the ledger verifies every row on chain before it counts; endpoints' `route_prices`, read
+ * whole (bounded by the endpoint routes' request schemas only).
  */
 import { getAddress } from 'viem';
 import { AppError } from '../../errors/app-error.js';
@@ -15,16 +18,19 @@ import type { LedgerReportBody } from '../../../shared/ledger-report-schema.js';
 import type { LedgerBatchResult } from '../../../shared/api-responses/seller-ledger-responses.js';
 import type { LedgerEntryView } from '../../../shared/api-responses/seller-ledger-responses.js';
 import {
+  MAX_GATE_DECLARATION_BYTES,
   MAX_GATE_ENDPOINTS,
   MAX_GATE_SELLERS,
   type GateCatalogue,
+  type GateEndpoint,
 } from '../../../shared/api-responses/gate-responses.js';
+import { formatUsd } from '../../../../policy/money.js';
 import { reportLedgerBatch } from '../ledger/ledger-batch.js';
 import type { LedgerPendingCap } from '../ledger/ledger-pending-cap.js';
 import type { SellerLedgerService } from '../ledger/seller-ledger-service.js';
 import type { PlatformWallets } from '../payouts/platform-wallets.js';
-import { endpointTerms, type SellerRow } from '../seller-views.js';
-import type { GateCatalogueStore } from '../store/seller-stores.js';
+import type { SellerRow } from '../seller-views.js';
+import type { GateCatalogueStore, GateEndpointRow } from '../store/seller-stores.js';
 
 export interface GateServiceDeps {
   store: GateCatalogueStore;
@@ -35,6 +41,20 @@ export interface GateServiceDeps {
   defaultNetwork: string;
 }
 
+/** One endpoint as the catalogue answers it: its terms, and its declarations when the store read them. */
+const gateEndpoint = (e: GateEndpointRow): GateEndpoint => ({
+  endpoint_id: e.id,
+  slug: e.slug,
+  method: e.method,
+  path: e.path,
+  path_pattern: e.path_pattern,
+  price: formatUsd(BigInt(e.price_micro)),
+  route_prices: e.route_prices,
+  priced: e.priced,
+  ...(e.capabilities ? { capabilities: e.capabilities } : {}),
+  discovery: e.discovery ?? null,
+});
+
 export class GateService {
   constructor(private readonly deps: GateServiceDeps) {}
 
@@ -43,7 +63,9 @@ export class GateService {
     const { store, collections } = this.deps;
     const sellers = await store.managedSellersOf(accountId, MAX_GATE_SELLERS);
     const ids = sellers.map((s) => s.id);
-    const endpoints = await store.endpointsOf(ids, MAX_GATE_ENDPOINTS);
+    const endpointsOf = new Map<string, GateEndpoint[]>(ids.map((id) => [id, []]));
+    for (const e of await store.endpointsOf(ids, MAX_GATE_ENDPOINTS, MAX_GATE_DECLARATION_BYTES))
+      endpointsOf.get(e.seller_id)?.push(gateEndpoint(e));
     // The oldest proven pay-to of each chain family: 0x (EVM) and base58 (Solana).
     const firstPayTo = new Map<string, string>();
     const firstSolanaPayTo = new Map<string, string>();
@@ -69,9 +91,7 @@ export class GateService {
         origin_verified: s.origin !== null && s.verified_at !== null,
         pay_to: collectTo.has(s.id) ? (collectTo.get(s.id) ?? null) : (firstPayTo.get(s.id) ?? null),
         solana_pay_to: collectTo.has(s.id) ? null : (firstSolanaPayTo.get(s.id) ?? null),
-        endpoints: endpoints
-          .filter((e) => e.seller_id === s.id)
-          .map((e) => ({ ...endpointTerms(e), capabilities: e.capabilities, discovery: e.discovery ?? null })),
+        endpoints: endpointsOf.get(s.id) ?? [],
       })),
     };
   }

@@ -5,12 +5,19 @@
  * `application/json` answer of 200, 201, 2XX or default). Local `#/components/schemas/…` references are
  * inlined. Pure.
  *
- * Defends: a schema the catalogue could not serve or the database could not hold — one with a reference that is
- * not local or does not resolve, a reference cycle, nesting past 32 levels or 10,000 nodes once references are
- * inlined, more than 16 KiB of JSON, or any key
- * or string that is not storable text (a NUL, a lone surrogate, a control or bidi-override character) is left
- * out, not cut; the description is cut to 512 characters and left out unless storable. Does not defend: what
- * the schemas say (they are the seller's words, served as data).
+ * Work is bounded per document, not only per schema: every schema of one document draws on one budget of
+ * MAX_DOCUMENT_NODES nodes (`DiscoveryBudget`, created once per document by ./openapi-ingest.ts), nodes of
+ * schemas left out included; once it is spent the document's remaining operations get no schemas (their
+ * description is still kept). Each schema also stops at 10,000 nodes of its own.
+ *
+ * Defends: one document holding the API's event loop — references inlined over and over, across thousands of
+ * operations, were 25 s or more of CPU per refresh (a whole 1 MiB document within the budget: ~0.2 s); a
+ * schema the catalogue could not serve or the database could not hold — one with a reference that is not local
+ * or does not resolve, a reference cycle, nesting past 32 levels or 10,000 nodes once references are inlined, more than
+ * 16 KiB of JSON, or any key or string that is not storable text (a NUL, a lone surrogate, a control or
+ * bidi-override character) is left out, not cut; the description is cut to 512 characters and left out unless
+ * storable. Does not defend: what the schemas say (they are the seller's words, served as data); which of a
+ * document's operations keep their schemas when the document is past its budget (document order decides).
  */
 import { isStorableText } from '../../http/schemas/common-schemas.js';
 
@@ -23,6 +30,11 @@ export interface EndpointDiscovery {
 const MAX_DEPTH = 32;
 /** Nodes one schema may expand to: references inlined twice at every level would otherwise grow exponentially. */
 const MAX_NODES = 10_000;
+/**
+ * Nodes all the schemas of one document may expand to together: a hostile 1 MiB document then costs ~0.2 s in
+ * all (parse included, on a loaded 2-core machine), and plain specs of up to 1 MiB use well under half of it.
+ */
+export const MAX_DOCUMENT_NODES = 200_000;
 const MAX_SCHEMA_BYTES = 16 * 1024;
 const MAX_DESCRIPTION = 512;
 const QUERY_METHODS = new Set(['get', 'head', 'delete']);
@@ -33,6 +45,17 @@ const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null 
 
 /** Thrown inside the walk: the schema is left out. */
 class Unusable extends Error {}
+
+/** What is left of one document's node budget (MAX_DOCUMENT_NODES): one per document, shared by its schemas. */
+export interface DiscoveryBudget {
+  left: number;
+}
+
+export const documentBudget = (): DiscoveryBudget => ({ left: MAX_DOCUMENT_NODES });
+
+/** Nodes walked since the process started, every document together: the work the budget bounds, for tests. */
+let nodesWalked = 0;
+export const discoveryNodesWalked = (): number => nodesWalked;
 
 /** `node` with local schema references inlined and every string checked; throws Unusable. */
 function resolved(
@@ -62,16 +85,23 @@ function resolved(
   return out;
 }
 
-/** The usable form of `schema`, or undefined (see the header). */
-function usableSchema(schema: unknown, components: Json): Json | undefined {
-  if (!isObject(schema)) return undefined;
+/** The usable form of `schema`, or undefined (see the header); the nodes walked are taken from `document`. */
+function usableSchema(schema: unknown, components: Json, document: DiscoveryBudget): Json | undefined {
+  if (!isObject(schema) || document.left <= 0) return undefined;
+  const allowed = Math.min(MAX_NODES, document.left);
+  const budget = { left: allowed };
   try {
-    const out = resolved(schema, components, 0, [], { left: MAX_NODES });
+    const out = resolved(schema, components, 0, [], budget);
     if (!isObject(out) || Buffer.byteLength(JSON.stringify(out)) > MAX_SCHEMA_BYTES) return undefined;
     return out;
   } catch (err) {
     if (err instanceof Unusable) return undefined;
     throw err;
+  } finally {
+    // The node that overran the budget was not walked: at most `allowed` nodes are charged.
+    const walked = allowed - Math.max(budget.left, 0);
+    document.left -= walked;
+    nodesWalked += walked;
   }
 }
 
@@ -107,8 +137,16 @@ function descriptionOf(op: Json): string | undefined {
   return cut !== '' && isStorableText(cut) ? cut : undefined;
 }
 
-/** What the operation (`method` lower-case) of `doc` declares for buyers; null when it declares nothing usable. */
-export function discoveryOfOperation(doc: Json, method: string, op: Json): EndpointDiscovery | null {
+/**
+ * What the operation (`method` lower-case) of `doc` declares for buyers; null when it declares nothing usable.
+ * Its schemas draw on `budget`, the document's (`documentBudget()`).
+ */
+export function discoveryOfOperation(
+  doc: Json,
+  method: string,
+  op: Json,
+  budget: DiscoveryBudget,
+): EndpointDiscovery | null {
   const components = isObject(doc.components) && isObject(doc.components.schemas) ? doc.components.schemas : {};
   const input = usableSchema(
     QUERY_METHODS.has(method)
@@ -117,8 +155,9 @@ export function discoveryOfOperation(doc: Json, method: string, op: Json): Endpo
         ? jsonSchemaOf(op.requestBody.content)
         : undefined,
     components,
+    budget,
   );
-  const output = usableSchema(outputSchemaOf(op.responses), components);
+  const output = usableSchema(outputSchemaOf(op.responses), components, budget);
   const description = descriptionOf(op);
   const out: EndpointDiscovery = {
     ...(description ? { description } : {}),

@@ -8,14 +8,22 @@
  * output JSON Schemas: ./openapi-discovery.ts). A path whose parameters break the pattern grammar
  * (src/shared/path-pattern.ts: one parameter per segment, bounded length, segments and parameters) is skipped
  * like any other unusable path: it could never be matched.
+ *
+ * Defends: one document costing the API's event loop more than a bounded amount of work — operations past the
+ * first MAX_INGESTED_OPERATIONS are never looked at (they would be dropped anyway), and the schemas of all the
+ * kept ones share one node budget (./openapi-discovery.ts: past it, operations are ingested without schemas, so
+ * the seller stays sellable). Does not defend: which operations a document past the bound loses (the later
+ * ones, in document order).
  */
 import { z } from 'zod';
 import { AppError } from '../../errors/app-error.js';
 import { usdAmountOrZero } from '../../http/schemas/common-schemas.js';
 import { parsePathPattern } from '../../../shared/path-pattern.js';
-import { discoveryOfOperation, type EndpointDiscovery } from './openapi-discovery.js';
+import { discoveryOfOperation, documentBudget, type EndpointDiscovery } from './openapi-discovery.js';
 
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
+/** Operations one document yields at most (the default endpoint bound, ../seller-endpoint-bound.ts). */
+export const MAX_INGESTED_OPERATIONS = 1000;
 
 export interface IngestedEndpoint {
   slug: string;
@@ -59,11 +67,14 @@ export function parseOpenApi(text: string): IngestedEndpoint[] {
   const doc = documentSchema.safeParse(json);
   if (!doc.success) throw new AppError('openapi_invalid');
   const out: IngestedEndpoint[] = [];
+  const budget = documentBudget();
   for (const [path, item] of Object.entries(doc.data.paths)) {
+    if (out.length >= MAX_INGESTED_OPERATIONS) break;
     if (!/^\/[A-Za-z0-9\-._~%!$&'()*+,;=:@/{}]*$/.test(path) || path.length > 512) continue;
     const patterned = path.includes('{') || path.includes('}');
     if (patterned && !parsePathPattern(path).ok) continue;
     for (const method of METHODS) {
+      if (out.length >= MAX_INGESTED_OPERATIONS) break;
       const parsed = operationSchema.safeParse(item[method]);
       if (item[method] === undefined || !parsed.success) continue;
       const op = parsed.data;
@@ -78,9 +89,9 @@ export function parseOpenApi(text: string): IngestedEndpoint[] {
         capabilities: (op['x-capabilities'] ?? [])
           .filter((c) => /^[a-z0-9][a-z0-9._:\-/]{0,127}$/.test(c))
           .slice(0, 64),
-        discovery: discoveryOfOperation(doc.data, method, op),
+        discovery: discoveryOfOperation(doc.data, method, op, budget),
       });
     }
   }
-  return out.slice(0, 1000);
+  return out;
 }

@@ -3,15 +3,19 @@
  * and nothing else. Each read is bounded (a limit, or the sellers it is given) and scoped to the account or
  * sellers it names.
  *
- * Defends: SQL outside a store; an unbounded read from a request. Does not defend: rows of the wrong shape in
- * the database (the migrations' constraints do).
+ * Defends: SQL outside a store; an unbounded read from a request — the gate's catalogue reads only the columns
+ * selling takes, and an endpoint's declarations (capabilities, schemas: up to ~72 KiB each) only within the byte
+ * budget it is given, counted in PostgreSQL. Does not defend: rows of the wrong shape in the database (the
+ * migrations' constraints do); an endpoint's `route_prices`, read whole (the gate prices with them; their size
+ * is the request schemas' bound).
  */
 import type { Knex } from 'knex';
 import type { PageRequest } from '../../db/keyset-cursor.js';
 import { readAccountPage } from '../../db/account-page.js';
-import type { EndpointRow, SellerRow } from '../seller-views.js';
+import type { SellerRow } from '../seller-views.js';
 import type {
   GateCatalogueStore,
+  GateEndpointRow,
   NewSeller,
   RowPage,
   SellerChanges,
@@ -85,6 +89,24 @@ export class PgSellerStore implements SellerStore {
 
 const OLDEST_FIRST = [{ column: 'created_at' }, { column: 'id' }];
 
+/** What selling an endpoint takes (GateEndpointRow): never its description or anything else it stores. */
+const GATE_COLUMNS = [
+  'id',
+  'seller_id',
+  'slug',
+  'method',
+  'path',
+  'path_pattern',
+  'price_micro',
+  'route_prices',
+  'priced',
+] as const;
+
+/** The input and output schemas of `discovery` (what the gate declares), or null when it has neither. */
+const DECLARED_SCHEMAS = `CASE WHEN discovery->'input_schema' IS NOT NULL OR discovery->'output_schema' IS NOT NULL
+  THEN jsonb_strip_nulls(jsonb_build_object('input_schema', discovery->'input_schema',
+                                            'output_schema', discovery->'output_schema')) END`;
+
 export class PgGateCatalogueStore implements GateCatalogueStore {
   constructor(private readonly knex: Knex) {}
 
@@ -95,12 +117,24 @@ export class PgGateCatalogueStore implements GateCatalogueStore {
       .limit(limit)) as SellerRow[];
   }
 
-  async endpointsOf(sellerIds: readonly string[], limit: number): Promise<EndpointRow[]> {
+  async endpointsOf(sellerIds: readonly string[], limit: number, declarationBytes: number): Promise<GateEndpointRow[]> {
     if (!sellerIds.length) return [];
-    return (await this.knex('endpoints')
+    const rows = this.knex('endpoints')
       .whereIn('seller_id', [...sellerIds])
       .orderBy(OLDEST_FIRST)
-      .limit(limit)) as EndpointRow[];
+      .limit(limit)
+      .select(...GATE_COLUMNS, 'capabilities', 'created_at', this.knex.raw(`${DECLARED_SCHEMAS} AS declared`));
+    // The declaration budget is spent in the database: past it, neither text leaves PostgreSQL.
+    const within = (column: string, as: string) =>
+      this.knex.raw(
+        `CASE WHEN sum(octet_length(capabilities::text) + coalesce(octet_length(declared::text), 0))
+           OVER (ORDER BY created_at, id ROWS UNBOUNDED PRECEDING) <= ? THEN ${column} END AS ${as}`,
+        [declarationBytes],
+      );
+    return (await this.knex
+      .from(rows.as('e'))
+      .select(...GATE_COLUMNS, within('capabilities', 'capabilities'), within('declared', 'discovery'))
+      .orderBy(OLDEST_FIRST)) as GateEndpointRow[];
   }
 
   async payToOf(sellerIds: readonly string[]): Promise<SellerPayTo[]> {

@@ -109,11 +109,26 @@ export interface SellerPayTo {
   address: string;
 }
 
+/**
+ * An endpoint as the gate's catalogue reads it: what selling it takes, and its declarations (capability tags,
+ * input and output schemas) only while the catalogue's declaration budget lasts — null past it.
+ */
+export type GateEndpointRow = Pick<
+  EndpointRow,
+  'id' | 'seller_id' | 'slug' | 'method' | 'path' | 'path_pattern' | 'price_micro' | 'route_prices' | 'priced'
+> & {
+  capabilities: string[] | null;
+  discovery?: Pick<NonNullable<EndpointRow['discovery']>, 'input_schema' | 'output_schema'> | null;
+};
+
 export interface GateCatalogueStore {
   /** The account's `mpp` sellers, oldest first, at most `limit`. */
   managedSellersOf(accountId: string, limit: number): Promise<SellerRow[]>;
-  /** The endpoints of `sellerIds`, oldest first, at most `limit` in all. */
-  endpointsOf(sellerIds: readonly string[], limit: number): Promise<EndpointRow[]>;
+  /**
+   * The endpoints of `sellerIds`, oldest first, at most `limit` in all; declarations (capabilities and the
+   * input and output schemas) only on the oldest, while their JSON text adds up to at most `declarationBytes`.
+   */
+  endpointsOf(sellerIds: readonly string[], limit: number, declarationBytes: number): Promise<GateEndpointRow[]>;
   /** The proven pay-to addresses of `sellerIds`, oldest first. */
   payToOf(sellerIds: readonly string[]): Promise<SellerPayTo[]>;
   /** The `mpp` seller of `accountId` that owns `endpointId`; undefined for any other endpoint. */
