@@ -66,13 +66,23 @@ export const createSellerBodySchema = z
   })
   .strict();
 
+/**
+ * An endpoint's own route prices: at most MAX_ROUTE_PRICES paths. The gate's catalogue carries every endpoint's
+ * (the gate prices with them), so their size is each gate's memory and each catalogue read's answer.
+ */
+export const MAX_ROUTE_PRICES = 64;
+const routePrices = strictRecord(routePath, z.union([price, z.literal('')])).refine(
+  (r) => Object.keys(r).length <= MAX_ROUTE_PRICES,
+  `at most ${MAX_ROUTE_PRICES} route prices an endpoint`,
+);
+
 export const createEndpointBodySchema = z
   .object({
     slug: slug.optional(),
     path: routePath,
     method: method.optional(),
     price,
-    route_prices: strictRecord(routePath, z.union([price, z.literal('')])).optional(),
+    route_prices: routePrices.optional(),
     path_pattern: pathPattern.optional(),
     capabilities: z.array(capability).max(64).optional(),
   })
@@ -83,7 +93,7 @@ export const updateEndpointBodySchema = z
     path: routePath.optional(),
     method: method.optional(),
     price: price.optional(),
-    route_prices: strictRecord(routePath, z.union([price, z.literal('')])).optional(),
+    route_prices: routePrices.optional(),
     path_pattern: pathPattern.nullable().optional(),
     capabilities: z.array(capability).max(64).optional(),
   })

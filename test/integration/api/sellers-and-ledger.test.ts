@@ -4,6 +4,7 @@
  * /v1/auth/verify lists endpoints; a reported row shows in list, revenue and CSV; the same tx_hash twice is
  * one row; a Treasury-paid row references its authorization and decision; scopes do not overlap.
  */
+import { MAX_ROUTE_PRICES } from '../../../src/api/sellers/seller-schemas.js';
 import assert from 'node:assert/strict';
 import { linkAuthorization } from '../../../src/api/sellers/store/ledger-row-claim.js';
 import { randomBytes } from 'node:crypto';
@@ -80,6 +81,18 @@ describe('sellers, endpoints and ledger (HTTP, PostgreSQL)', function () {
       body: { price: '0.02', route_prices: { '/forecast/free': '0' } },
     });
     assert.equal(priced.body.price, '0.02');
+    // Route prices are bounded per endpoint: every gate holds them all.
+    const many = (n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`/forecast/r${i}`, '0.5']));
+    const tooMany = await t.request('PATCH', `/v1/sellers/${created.body.seller_id}/endpoints/${ep.body.endpoint_id}`, {
+      token: session,
+      body: { route_prices: many(MAX_ROUTE_PRICES + 1) },
+    });
+    assert.deepEqual([tooMany.status, tooMany.body.error_code], [400, 'invalid_request']);
+    const enough = await t.request('PATCH', `/v1/sellers/${created.body.seller_id}/endpoints/${ep.body.endpoint_id}`, {
+      token: session,
+      body: { route_prices: { ...many(MAX_ROUTE_PRICES - 1), '/forecast/free': '0' } },
+    });
+    assert.equal(enough.status, 200, JSON.stringify(enough.body).slice(0, 300));
 
     const verify = await t.request('POST', '/v1/auth/verify', { token: svc });
     assert.equal(verify.status, 200);
