@@ -76,11 +76,32 @@ function endpointSet(trx: Knex.Transaction, sellerId: string): EndpointSet {
   };
 }
 
+/** The columns an endpoint's view is made of (../seller-views.ts `endpointView`). */
+const LISTED_COLUMNS = [
+  'id',
+  'seller_id',
+  'slug',
+  'method',
+  'path',
+  'path_pattern',
+  'price_micro',
+  'route_prices',
+  'capabilities',
+  'priced',
+  'created_at',
+  'updated_at',
+];
+
 export class PgEndpointStore implements EndpointStore {
   constructor(private readonly knex: Knex) {}
 
+  /** A page of the seller's endpoints as the list shows them: never `discovery` (schemas up to 64 KiB a row). */
   pageOf(sellerId: string, request: PageRequest): Promise<RowPage<EndpointRow>> {
-    return readKeysetPage<EndpointRow>(this.knex('endpoints').where({ seller_id: sellerId }), request, ENDPOINT_ID);
+    return readKeysetPage<EndpointRow>(
+      this.knex('endpoints').where({ seller_id: sellerId }).select(LISTED_COLUMNS),
+      request,
+      ENDPOINT_ID,
+    );
   }
 
   async allOf(sellerId: string): Promise<EndpointRow[]> {
