@@ -70,7 +70,9 @@ export const sellerView = (s: SellerRow): SellerView => ({
 });
 
 /** What selling an endpoint takes: its id and slug, the route it answers and its prices (the gate's catalogue). */
-export const endpointTerms = (e: EndpointRow): GateEndpoint => ({
+export const endpointTerms = (
+  e: Pick<EndpointRow, 'id' | 'slug' | 'method' | 'path' | 'path_pattern' | 'price_micro' | 'route_prices' | 'priced'>,
+): GateEndpoint => ({
   endpoint_id: e.id,
   slug: e.slug,
   method: e.method,

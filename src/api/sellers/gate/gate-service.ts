@@ -24,12 +24,11 @@ import {
   type GateCatalogue,
   type GateEndpoint,
 } from '../../../shared/api-responses/gate-responses.js';
-import { formatUsd } from '../../../../policy/money.js';
 import { reportLedgerBatch } from '../ledger/ledger-batch.js';
 import type { LedgerPendingCap } from '../ledger/ledger-pending-cap.js';
 import type { SellerLedgerService } from '../ledger/seller-ledger-service.js';
 import type { PlatformWallets } from '../payouts/platform-wallets.js';
-import type { SellerRow } from '../seller-views.js';
+import { endpointTerms, type SellerRow } from '../seller-views.js';
 import type { GateCatalogueStore, GateEndpointRow } from '../store/seller-stores.js';
 
 export interface GateServiceDeps {
@@ -43,14 +42,7 @@ export interface GateServiceDeps {
 
 /** One endpoint as the catalogue answers it: its terms, and its declarations when the store read them. */
 const gateEndpoint = (e: GateEndpointRow): GateEndpoint => ({
-  endpoint_id: e.id,
-  slug: e.slug,
-  method: e.method,
-  path: e.path,
-  path_pattern: e.path_pattern,
-  price: formatUsd(BigInt(e.price_micro)),
-  route_prices: e.route_prices,
-  priced: e.priced,
+  ...endpointTerms(e),
   ...(e.capabilities ? { capabilities: e.capabilities } : {}),
   discovery: e.discovery ?? null,
 });
