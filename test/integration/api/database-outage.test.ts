@@ -190,13 +190,24 @@ describe('PostgreSQL out of reach (HTTP, SoftHSM, PostgreSQL)', function () {
         pending: value(/treasury_db_pool_pending_acquires (\d+)/),
       };
     };
-    assert.deepEqual(await read(), { used: 0, max: 20, pending: 0 });
+    // The outages above end with work that finishes after its answer (a release, its audit row), and the service's
+    // own background work takes a connection now and then: such a connection comes back within moments. One that
+    // never comes back is a leak, and the reading stays above 0.
+    const settled = async () => {
+      let reading = await read();
+      for (let i = 0; i < 100 && reading.used !== 0; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        reading = await read();
+      }
+      return reading;
+    };
+    assert.deepEqual(await settled(), { used: 0, max: 20, pending: 0 });
     const held = await t.db.knex.client.acquireConnection();
     try {
-      assert.equal((await read()).used, 1);
+      assert.ok((await read()).used >= 1, 'the held connection counts as used');
     } finally {
       await t.db.knex.client.releaseConnection(held);
     }
-    assert.equal((await read()).used, 0);
+    assert.equal((await settled()).used, 0);
   });
 });
