@@ -18,6 +18,12 @@ const FREE_TEXT = (hostile.free_text as string[]).filter((v) => !v.startsWith('=
 /** Amounts in range for a bigint column but above the largest any field takes (10^9 USD, 10^15 raw units). */
 const USD_ABOVE_BOUND = ['1000000000.000001', '9223372036854.775807'];
 const RAW_ABOVE_BOUND = ['1000000000000001', '9223372036854775807'];
+/** Hostile route patterns: nested parameters, empty and over-long names, too many segments, regex syntax. */
+const ROUTE_PATTERNS = hostile.route_pattern as string[];
+/** The one hostile pattern the grammar takes: literal text, whose `(`, `+` and `$` are path characters. */
+const PATTERN_GRAMMAR_TAKES = new Set(['/(a+)+$']);
+/** A path (and a route-price key) is URL path characters, braces included, up to 512 characters. */
+const PATH_TAKES = (p: string) => p.length <= 512 && !p.includes('[');
 const isEmptyObject = (v: unknown) =>
   v !== null && typeof v === 'object' && !Array.isArray(v) && Object.keys(v as object).length === 0;
 
@@ -106,6 +112,12 @@ describe('hostile inputs against seller, endpoint and ledger routes', function (
         if (field === 'openapi_url' || field === 'origin')
           values.push(...FREE_TEXT.map((v) => `https://seller.example/${v}`));
         if (field === 'price') values.push(...hostile.usd_amount!.filter((v) => v !== '0'), ...USD_ABOVE_BOUND);
+        // Route patterns are refused or matched in one pass (src/shared/path-pattern.ts); the ones a pattern's
+        // grammar takes are held to that below. A path or a route-price key only refuses what no path spells.
+        if (field === 'path_pattern') values.push(...ROUTE_PATTERNS.filter((v) => !PATTERN_GRAMMAR_TAKES.has(v)));
+        if (field === 'path' || field === 'route_prices')
+          for (const v of ROUTE_PATTERNS.filter((p) => !PATH_TAKES(p)))
+            values.push(field === 'path' ? v : { [v]: '0.02' });
         if (field === 'route_prices')
           values.push(
             ...[...hostile.usd_amount!.filter((v) => v !== '0'), ...USD_ABOVE_BOUND].map((v) => ({ '/a': v })),

@@ -1,5 +1,7 @@
 /** The path-pattern grammar and matcher (src/shared/path-pattern.ts), and OpenAPI ingest's use of it. */
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
 import { matchPathPattern, parsePathPattern, PATH_PATTERN_MAX_LENGTH } from '../../../src/shared/path-pattern.js';
 import { parseOpenApi } from '../../../src/api/sellers/origin/openapi-ingest.js';
 
@@ -65,6 +67,27 @@ describe('path patterns', () => {
       );
     }
     assert.ok(Number(process.hrtime.bigint() - started) / 1e6 < 1_000, 'two thousand matches in under a second');
+  });
+
+  it('every hostile route pattern of the shared table is refused, or is literal text that matches only itself', () => {
+    const hostile = JSON.parse(
+      fs.readFileSync(path.resolve(import.meta.dirname, '../../vectors/hostile-inputs.json'), 'utf8'),
+    ) as { route_pattern: string[] };
+    assert.ok(hostile.route_pattern.length >= 8, 'the table was read');
+    for (const pattern of hostile.route_pattern) {
+      const parsed = parsePathPattern(pattern);
+      if (!parsed.ok) {
+        assert.equal(matchPathPattern(pattern, pattern), false, `a refused pattern matches nothing: ${pattern}`);
+        continue;
+      }
+      assert.ok(
+        parsed.segments.every((s) => s.kind === 'literal'),
+        `only literal text is taken: ${pattern}`,
+      );
+      assert.equal(matchPathPattern(pattern, pattern), true, pattern);
+      for (const route of ['/a', '/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa!', '/(a)', '/(a+)+', '/(a+)+$/'])
+        assert.equal(matchPathPattern(pattern, route), false, `${pattern} ~ ${route}`);
+    }
   });
 
   it('OpenAPI ingest keeps valid patterned paths and skips those outside the grammar', () => {
