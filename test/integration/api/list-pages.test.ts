@@ -288,11 +288,13 @@ describe('paged platform lists (HTTP, PostgreSQL)', function () {
       await t.request('POST', '/v1/sellers', { token: session, body: { name: 'Flusher', payout_mode: 'platform_mor' } })
     ).body;
     const other = (await t.request('POST', '/v1/sellers', { token: session, body: { name: 'Other' } })).body;
+    // Paid out of earnings: PostgreSQL holds every payout above 0 and within what was earned.
+    await t.db.knex('seller_payables').insert({ seller_id: seller.seller_id, earned_micro: '101' });
     await t.db.knex('payout_flushes').insert(
       Array.from({ length: 101 }, (_, i) => ({
         id: `po_${randomBytes(12).toString('hex')}`,
         seller_id: seller.seller_id,
-        amount_micro: '0',
+        amount_micro: '1',
         created_by: 'test',
         created_at: new Date(Date.UTC(2026, 0, 1, 0, 0, i)),
       })),

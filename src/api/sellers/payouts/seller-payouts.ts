@@ -141,10 +141,11 @@ export class SellerPayouts {
   private async record(seller: SellerRow, actor: string, idempotencyKey: string | undefined): Promise<void> {
     await this.store.underPayoutLock(seller.id, async (ledger) => {
       if (idempotencyKey && (await ledger.recorded(idempotencyKey))) return;
-      // Locked: a ledger row verified meanwhile waits, and is paid by the next flush.
+      // Locked: a ledger row verified meanwhile waits, and is paid by the next flush. The collection wallets first,
+      // then the payables: the order a verify's triggers lock them in (the store takes both at the first read).
+      const wallets = await ledger.collections();
       const payables = await ledger.payables();
       let owed = payables ? BigInt(payables.earned_micro) - BigInt(payables.paid_micro) : 0n;
-      const wallets = await ledger.collections();
       let key = idempotencyKey ?? null;
       for (const w of wallets) {
         const collected = BigInt(w.collected_micro) - BigInt(w.paid_micro);

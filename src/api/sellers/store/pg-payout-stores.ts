@@ -1,14 +1,15 @@
 /**
  * The PostgreSQL implementations of the payouts' stores (./payout-stores.ts): `PgPayoutStore` and the collection
  * wallets (`PgCollectionWalletStore`, each created once per seller and network under an advisory lock, a unique
- * index as the second line). A payout is recorded
- * under a per-seller advisory lock with the seller's payables and collection wallets read FOR UPDATE, so a ledger
- * row verified meanwhile waits and is paid by the next flush; a payout's progress is written only while it is
- * `pending` or `submitted`, and only under the same lock, taken for the session on one pooled connection
- * (`underMoveLock`): no transaction stays open while a facilitator or the chain answers, and the lock is released
- * before the connection goes back to the pool (or the connection is dropped, and the lock with it).
+ * index as the second line). A payout is recorded under a per-seller advisory lock with the seller's collection
+ * wallets and then its payables read FOR UPDATE (the order the ledger's triggers take them in: see
+ * `payoutLedger`), so a ledger row verified meanwhile waits and is paid by the next flush; a payout's progress is
+ * written only while it is `pending` or `submitted`, and only under the same lock, taken for the session on one
+ * pooled connection (`underMoveLock`): no transaction stays open while a facilitator or the chain answers, and the
+ * lock is released before the connection goes back to the pool (or the connection is dropped, and the lock with it).
  *
- * Defends: SQL outside a store; a finished payout changed again. Does not defend: the amounts (two CHECKs do).
+ * Defends: SQL outside a store; a finished payout changed again; a payout and a ledger row's verify locking the
+ * seller's rows in opposite orders (40P01). Does not defend: the amounts (two CHECKs do).
  */
 import type { Knex } from 'knex';
 import type { PoolClient } from 'pg';
@@ -28,6 +29,8 @@ import type {
 
 const UNFINISHED = ['pending', 'submitted'];
 
+type PayablesRow = { earned_micro: string; paid_micro: string };
+
 /** The advisory lock of a seller's payouts: recording takes it for a transaction, moving for a session. */
 const payoutLockName = (sellerId: string) => `payout:${sellerId}`;
 
@@ -42,19 +45,35 @@ class PayoutLockNotReleased extends Error {
   }
 }
 
+/**
+ * Lock order: the seller's collection wallets (by network), then its payables — the order in which verifying a
+ * platform_mor ledger row takes them (its AFTER UPDATE triggers fire by name: `ledger_entries_collected_verified`
+ * updates the wallet, then `ledger_entries_payables_verified` reads the payables FOR UPDATE; migrations
+ * 20261128120000 and 20261125200400), and recording (`payout_flushes_collection_paid`, then
+ * `payout_flushes_payables`) or failing (`payout_flushes_given_back`) a payout does. The opposite order deadlocks
+ * with a verify of the seller's row (40P01). Both are locked at the first read of either, whichever the caller
+ * asks for first (test/integration/db/payout-verify-lock-order.test.ts).
+ */
 function payoutLedger(trx: Knex.Transaction, sellerId: string): PayoutLedger {
-  return {
-    recorded: async (idempotencyKey) =>
-      (await trx('payout_flushes').where({ seller_id: sellerId, idempotency_key: idempotencyKey })).length > 0,
-    payables: async () =>
-      (await trx('seller_payables').where({ seller_id: sellerId }).forUpdate().first('earned_micro', 'paid_micro')) as
-        { earned_micro: string; paid_micro: string } | undefined,
-    collections: async () =>
-      (await trx('platform_collection_wallets')
+  let locked: Promise<{ collections: CollectionBalance[]; payables: PayablesRow | undefined }> | undefined;
+  const lockBoth = () =>
+    (locked ??= (async () => {
+      const collections = (await trx('platform_collection_wallets')
         .where({ seller_id: sellerId })
         .orderBy('network')
         .forUpdate()
-        .select('wallet_id', 'network', 'collected_micro', 'paid_micro')) as CollectionBalance[],
+        .select('wallet_id', 'network', 'collected_micro', 'paid_micro')) as CollectionBalance[];
+      const payables = (await trx('seller_payables')
+        .where({ seller_id: sellerId })
+        .forUpdate()
+        .first('earned_micro', 'paid_micro')) as PayablesRow | undefined;
+      return { collections, payables };
+    })());
+  return {
+    recorded: async (idempotencyKey) =>
+      (await trx('payout_flushes').where({ seller_id: sellerId, idempotency_key: idempotencyKey })).length > 0,
+    payables: async () => (await lockBoth()).payables,
+    collections: async () => (await lockBoth()).collections,
     add: async (payout) => {
       await trx('payout_flushes').insert(payout);
     },
