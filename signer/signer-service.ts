@@ -140,7 +140,8 @@ export class SignerService {
         const key = await this.backend.createWalletKey(request.params.account_key_ref, request.params.curve);
         const address = walletAddress(key);
         if (key.curve === 'secp256k1') rememberWalletKey(key.publicKey);
-        // Recorded under its account's authority, EVM and Solana alike (base58 kept as it is).
+        // Recorded under its account's authority, EVM and Solana alike (base58 kept as it is); an account the store
+        // has none for (made before it kept them) leaves it to the approver, never to whoever signs first.
         const authority = this.owner ? await this.owner.recordWallet(address, request.params.account_key_ref) : null;
         return walletKeyResult(key, address, authority);
       }
@@ -290,7 +291,8 @@ export class SignerService {
     const spend = await reservation.spend;
     // No spend recorded for an amount: a wallet the store has no record of (made before the signer kept them). The
     // signature just proved the key is the account's and the address its key's: recorded now under the account's
-    // authority, so that its policy can only be signed by that authority (never bound to whoever signs first).
+    // authority (the approver, if the store has none for the account), so that its policy can only be signed by that
+    // authority (never bound to whoever signs first).
     const adopt =
       spend === undefined && amount > 0n ? () => owner.adoptWallet(address, payment.accountKeyRef) : undefined;
     return this.signTaken(payment, spend, sign, adopt);

@@ -16,12 +16,16 @@
  *
  * Besides its own leases, a process keeps every wallet a statement saw without a policy (after its last read of
  * the policy changes was answered) *known open*, and reads the policies accepted since (`changedSince`) every
- * third of a lease: a known-open wallet holds a lease from that read's sending, unless the read named it.
+ * third of a lease: a known-open wallet holds a lease from that read's sending, unless the read named it. The read
+ * follows the policies' commits: each history row is numbered under the store generation's lock, held until its
+ * commit (./pg-owner-policy-store.ts `storePolicy`), so the newest number a read returns has no uncommitted policy
+ * below it. A wallet this process read with a policy (`hasPolicy`) is never given a lease or known open again.
  *
  * Defends: a policy's first decisions missing the spends released before it — `suspend` (set_wallet_policy in
  * this process) drops the wallet's leases and writes the queue before the policy is stored; another process's
  * leases began before the commit and have run out when set_wallet_policy answers (it waits one lease:
- * ./pg-owner-policy-store.ts). Does not defend: spends queued when the process dies (lost: the last
+ * ./pg-owner-policy-store.ts); a policy committed after a later-numbered one, which a read passed in between (the
+ * numbering above). Does not defend: spends queued when the process dies (lost: the last
  * `flushDelayMs` and the write in flight, within the signer's own ceilings, only of wallets that have no signed
  * policy).
  */
@@ -60,6 +64,8 @@ export class OpenSpendLeases {
   private readonly now: () => number;
   /** Wallets a statement saw without a policy after the last read of the policy changes was answered. */
   private readonly known = new Set<string>();
+  /** Wallets this process read with a signed policy (at most MAX_KNOWN: past it the set starts over). */
+  private readonly withPolicy = new Set<string>();
   /** The newest policy number read, when the last read was sent and when it was answered (monotonic ms). */
   private changes: { seq: string; sentAt: number; answeredAt: number } | null = null;
   private watch: NodeJS.Timeout | null = null;
@@ -104,7 +110,8 @@ export class OpenSpendLeases {
 
   /** A statement that checked the row (sent at `sentAt`, monotonic) recorded `address`'s spends as open. */
   renew(address: string, sentAt: number, rows: readonly SpendRow[] = []): void {
-    if (this.suspended.has(address)) return;
+    // A statement sent before the policy this process has seen since: its word is stale.
+    if (this.suspended.has(address) || this.withPolicy.has(address)) return;
     // The lease runs from the statement, or earlier if one of its rows is older than `rowAgeMs` (this clock).
     const skew = Date.now() - this.now();
     const age = this.options.rowAgeMs;
@@ -121,6 +128,16 @@ export class OpenSpendLeases {
   drop(address: string): void {
     this.leases.delete(address);
     this.known.delete(address);
+  }
+
+  /**
+   * This process read `address` with a signed policy: no lease, and never known open again (a policy is never
+   * removed) — even if its policy cache forgets the wallet, or a read of the changes missed its policy.
+   */
+  hasPolicy(address: string): void {
+    this.drop(address);
+    if (this.withPolicy.size >= MAX_KNOWN) this.withPolicy.clear();
+    this.withPolicy.add(address);
   }
 
   /** Queues a spend of a wallet this process holds a lease on (`holds` said so, in the same turn). */

@@ -11,9 +11,12 @@
  * spend is committed before the signature leaves, and a signature that does not leave is given back).
  * And a wallet key destroyed against its signed policy (`assertKeyDestructionAllowed`: only with
  * `allow_key_destruction`).
+ * And a wallet recorded under an account the store has no authority for (made before it kept them) bound by
+ * whoever signs first: it is the approver's (`NO_ACCOUNT_AUTHORITY`).
  * Does not defend: the capability caps (the capability is the front's word, which the signer cannot check:
  * they are left out here and stay the API's), wallets that have no signed policy yet (the signer's ceilings
- * only), and whom the front names as owner when an account is made (the ADR says what that leaves).
+ * only), whom the front names as owner when an account is made (the ADR says what that leaves), and a wallet the
+ * store has no record of that has not paid since: bound to its first signer (trust on first use, as the ADR says).
  */
 import { createHash } from 'node:crypto';
 import { displayCounterparty } from '../../policy/counterparty-address.js';
@@ -33,7 +36,13 @@ import type {
 } from '../protocol/owner-policy-protocol.js';
 import { SignerFault } from '../signer-error.js';
 import { readPolicySignature, signedByAuthority, verifiedOwnerAddress } from './authority-proofs.js';
-import type { OwnerPolicyStore, Reservation, ReservedSpend, StoredPolicy } from './owner-policy-store.js';
+import type { OwnerPolicyStore, Reservation, ReservedSpend, StoredPolicy, WalletRecord } from './owner-policy-store.js';
+
+/**
+ * The authority of a wallet recorded under an account the store has no authority for (made before it kept them):
+ * the deployment's approver, as for an account whose front named nobody — never the wallet's first signer.
+ */
+const NO_ACCOUNT_AUTHORITY: PolicyAuthority = { kind: 'approver', address: null };
 
 /** A document dated this far ahead of the signer's clock is refused (clock skew between signing machines). */
 const MAX_FUTURE_SKEW_SECONDS = 300;
@@ -116,13 +125,17 @@ export class OwnerPolicies {
     await this.stored(() => this.options.store.recordAccount(accountKeyHash(accountKeyRef), authority, proof));
   }
 
-  /** Records a new wallet under its account's authority; returns that authority (null: the account predates them). */
-  async recordWallet(address: string, accountKeyRef: string): Promise<PolicyAuthority | null> {
+  /**
+   * Records a new wallet under its account's authority; returns the authority its policy is checked against: the
+   * account's, or the approver's when the account predates the store's records (`NO_ACCOUNT_AUTHORITY`; the row keeps
+   * no authority, and names the account).
+   */
+  async recordWallet(address: string, accountKeyRef: string): Promise<PolicyAuthority> {
     const hash = accountKeyHash(accountKeyRef);
     return this.stored(async () => {
       const authority = (await this.options.store.accountAuthority(hash)) ?? null;
       await this.options.store.recordWallet(address, hash, authority);
-      return authority && this.resolve(authority);
+      return this.resolve(authority ?? NO_ACCOUNT_AUTHORITY);
     });
   }
 
@@ -138,9 +151,11 @@ export class OwnerPolicies {
   async get(address: string): Promise<GetWalletPolicyResult> {
     const record = await this.stored(() => this.options.store.wallet(address));
     const current = record?.current;
+    // No authority on the row: the approver's if recorded under its account, else (null) its first signer's, to come.
+    const authority = record?.authority ?? (record?.underAccount ? NO_ACCOUNT_AUTHORITY : null);
     return {
       address: displayCounterparty(address),
-      authority: record?.authority ? this.resolve(record.authority) : null,
+      authority: authority && this.resolve(authority),
       current: current
         ? { version: current.version, policy_hash: current.policyHash, issued_at: current.issuedAt }
         : null,
@@ -182,10 +197,7 @@ export class OwnerPolicies {
     };
     const kept = await this.stored(() =>
       this.options.store.setPolicy(params.address, (record) => {
-        // A wallet the signer made no record of (made before it kept authorities) is bound to its first signer
-        // (an EIP-712 one: an Ed25519 signature names no key by itself).
-        const first = read.curve === 'secp256k1' ? read.recovered : null;
-        const authority = record.authority ?? { kind: 'first_signer' as const, address: first };
+        const authority = this.authorityOf(record, read.curve === 'secp256k1' ? read.recovered : null);
         const expected = this.resolve(authority).address;
         if (expected === null || !signedByAuthority(params, read, expected)) {
           throw new SignerFault(
@@ -278,6 +290,17 @@ export class OwnerPolicies {
 
   close(): Promise<void> {
     return this.options.store.close();
+  }
+
+  /**
+   * Whom a wallet's policy must be signed by: its recorded authority; with none, the approver if the wallet was
+   * recorded under its account (whose authority the store never had: `NO_ACCOUNT_AUTHORITY`); else — a wallet the
+   * signer made no record of, made before it kept them and not paid since — its first signer, `first` (an EIP-712
+   * one: an Ed25519 signature names no key by itself; null: none can bind).
+   */
+  private authorityOf(record: WalletRecord, first: string | null): PolicyAuthority {
+    if (record.authority) return record.authority;
+    return record.underAccount ? NO_ACCOUNT_AUTHORITY : { kind: 'first_signer', address: first };
   }
 
   /** An approver authority names the configured approver (read now: rotating it is a configuration change). */

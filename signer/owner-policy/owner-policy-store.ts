@@ -27,6 +27,12 @@ export interface StoredPolicy {
 export interface WalletRecord {
   authority: PolicyAuthority | null;
   current: StoredPolicy | null;
+  /**
+   * Recorded under its account — made by `create_wallet_key`, or adopted after a payment proved its key the
+   * account's — rather than first seen by a policy: with no authority, its account had none on record (made before
+   * the store kept them), and it is never left to a first signer (./owner-policies.ts).
+   */
+  underAccount: boolean;
 }
 
 /** What a spend's windows need to be summed over: the earliest instant any rule of the policy looks back to. */

@@ -79,7 +79,7 @@ function toRecord(row: WalletRow): WalletRecord {
           issuedAt: Number(row.policy_issued_at),
           signature: row.policy_signature!,
         };
-  return { authority, current };
+  return { authority, current, underAccount: row.under_account };
 }
 
 /** A spend queued this long before its write still gives a lease from the write (./open-spend-leases.ts `rowAgeMs`). */
@@ -140,7 +140,8 @@ export class PgOwnerPolicyStore implements OwnerPolicyStore {
     this.batchContext = {
       pool: this.pool,
       lookBackMs: options.lookBackSeconds * 1000,
-      policies: new PolicyCache(),
+      // A wallet read with a policy is never held open again, whatever the feed of changes said (or missed).
+      policies: new PolicyCache((address) => this.openSpends.hasPolicy(address)),
       states: new SpendStateCache(),
       decidedOn: options.decidedOn,
       turns: new WalletTurns(),
@@ -231,7 +232,7 @@ export class PgOwnerPolicyStore implements OwnerPolicyStore {
     try {
       await this.openSpends.flush();
       const kept = await this.binding(
-        (client) => this.storePolicy(client, key, decide),
+        (client, raise) => this.storePolicy(client, key, decide, raise),
         () => true,
       );
       // Every other process's lease on the wallet (its own, or its last read of policy changes) began before this
@@ -245,11 +246,12 @@ export class PgOwnerPolicyStore implements OwnerPolicyStore {
     }
   }
 
-  /** set_wallet_policy under the row lock. */
+  /** set_wallet_policy under the row lock; `raise` raises the store's generation (`binding`). */
   private async storePolicy(
     client: pg.PoolClient,
     key: string,
     decide: (record: WalletRecord) => { authority: PolicyAuthority; policy: StoredPolicy; signedBy: string },
+    raise: () => Promise<void>,
   ): Promise<{ authority: PolicyAuthority; policy: StoredPolicy }> {
     // The counter before the row, as every statement of the store takes them (./spend-statements.ts `lockWallets`).
     await client.query('SELECT 1 FROM signer_spend_counters WHERE address = $1 FOR UPDATE', [key]);
@@ -280,6 +282,12 @@ export class PgOwnerPolicyStore implements OwnerPolicyStore {
        ON CONFLICT (address) DO UPDATE SET spend_seq = signer_spend_counters.spend_seq + 1`,
       [key],
     );
+    // The generation's row lock, held until the commit, before the history row takes its number (`seq`): every
+    // history row is numbered under it, so the numbers follow the commits, and a process's read of the policies
+    // accepted since a number (./open-spend-leases.ts) never passes one still to commit. Numbered first, a policy
+    // could commit after a later-numbered one that a read had already passed: its wallet stayed known open there.
+    // The insert waits for nothing (the wallet's row is locked above): the generation is still held only till commit.
+    await raise();
     await client.query(
       `INSERT INTO signer_policy_history
               (address, policy, version, policy_hash, issued_at, signature, authority_kind, authority_address)
@@ -334,13 +342,20 @@ export class PgOwnerPolicyStore implements OwnerPolicyStore {
   /**
    * A write that binds trust: `run`, then (when `bound` says it bound something) the store's generation raised
    * as the transaction's last statement (./store-generation.ts: refused when the store went back under what this
-   * process saw), the commit, and the watermark told.
+   * process saw), the commit, and the watermark told. `run` may raise it earlier itself (`raise`, once), for its last
+   * statements to run under the generation's lock (`storePolicy`).
    */
-  private async binding<T>(run: (client: pg.PoolClient) => Promise<T>, bound: (result: T) => boolean): Promise<T> {
+  private async binding<T>(
+    run: (client: pg.PoolClient, raise: () => Promise<void>) => Promise<T>,
+    bound: (result: T) => boolean,
+  ): Promise<T> {
     let generation: number | undefined;
     const result = await this.transaction(async (client) => {
-      const done = await run(client);
-      if (bound(done)) generation = await this.generations.raise(client);
+      const raise = async () => {
+        if (generation === undefined) generation = await this.generations.raise(client);
+      };
+      const done = await run(client, raise);
+      if (bound(done)) await raise();
       return done;
     });
     if (generation !== undefined) await this.generations.committed(generation);

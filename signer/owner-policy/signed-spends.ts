@@ -37,9 +37,14 @@ const SNAPSHOT_ATTEMPTS = 3;
 /** The policy cache is bounded: past this many wallets it starts over (a wallet it forgets costs one read). */
 const MAX_CACHED = 100_000;
 
-/** Each wallet's current policy as this process last read it (checked against the store at every commit). */
+/**
+ * Each wallet's current policy as this process last read it (checked against the store at every commit). `seen` is
+ * told of every wallet read with one (a policy is never removed: ./open-spend-leases.ts `hasPolicy`).
+ */
 export class PolicyCache {
   private readonly policies = new Map<string, StoredPolicy>();
+
+  constructor(private readonly seen?: (address: string) => void) {}
 
   get(address: string): StoredPolicy | undefined {
     return this.policies.get(address);
@@ -48,6 +53,7 @@ export class PolicyCache {
   set(address: string, policy: StoredPolicy): void {
     if (this.policies.size >= MAX_CACHED && !this.policies.has(address)) this.policies.clear();
     this.policies.set(address, policy);
+    this.seen?.(address);
   }
 
   delete(address: string): void {

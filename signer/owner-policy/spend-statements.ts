@@ -44,10 +44,13 @@ export interface WalletRow {
   policy_hash: string | null;
   policy_issued_at: string | null;
   policy_signature: string | null;
+  /** Whether the row names the account it was recorded under (`WalletRecord.underAccount`). */
+  under_account: boolean;
 }
 
 export const WALLET_COLUMNS =
-  'address, authority_kind, authority_address, policy, policy_version, policy_hash, policy_issued_at, policy_signature';
+  'address, authority_kind, authority_address, policy, policy_version, policy_hash, policy_issued_at, policy_signature, ' +
+  'account_key_hash IS NOT NULL AS under_account';
 
 const column = <T, V>(rows: readonly T[], pick: (row: T) => V) => rows.map(pick);
 
@@ -271,7 +274,11 @@ export async function readSpendStates(db: Queryable, queries: readonly StateQuer
   );
 }
 
-/** The wallets whose policy was accepted after policy number `since`, and the newest number. */
+/**
+ * The wallets whose policy was accepted after policy number `since`, and the newest number. Numbers follow commits
+ * (each history row is numbered under the store generation's lock: ./pg-owner-policy-store.ts `storePolicy`), so no
+ * policy numbered up to the newest is still to commit: reading from it next misses none.
+ */
 export async function policyChangesSince(db: Queryable, since: string): Promise<{ seq: string; addresses: string[] }> {
   const { rows } = await db.query<{ seq: string; addresses: string[] }>({
     name: 'signer_policy_changes_since',

@@ -15,8 +15,9 @@
  * forgotten (the windows count less: the signer's own ceilings still hold); a store restored while this process
  * runs is seen only at its next trust-binding write, and only against what this process saw (another process,
  * started on an older generation, may accept one write on it before its own restart refuses the store).
- * The generation row is taken last in each transaction, so a transaction that holds it waits for nothing but its
- * commit: trust-binding writes commit one at a time (they are rare: accounts, wallets, policies).
+ * The generation row is taken last in each transaction (a policy's: just before its history row, whose insert waits
+ * for nothing, so that history rows are numbered in commit order), so a transaction that holds it waits for nothing
+ * but its commit: trust-binding writes commit one at a time (they are rare: accounts, wallets, policies).
  */
 import type pg from 'pg';
 import { SignerFault } from '../signer-error.js';

@@ -224,7 +224,10 @@ export const createWalletKeyResultSchema = z.union([
       public_key: hex(65),
       /** EIP-55 checksummed address derived from public_key. */
       address: addressSchema,
-      /** Who may sign the wallet's policies, as the signer recorded it (its account's); null when none. */
+      /**
+       * Who may sign the wallet's policies, as the signer recorded it: its account's, or the approver when the store
+       * has no authority for the account (made before it kept them); null when the signer keeps no store.
+       */
       policy_authority: policyAuthoritySchema.nullable(),
     })
     .strict(),
@@ -236,7 +239,10 @@ export const createWalletKeyResultSchema = z.union([
       public_key: hex(32),
       /** Base58 of public_key. */
       address: solanaAddressSchema,
-      /** Who may sign the wallet's policies, as the signer recorded it (its account's); null when none. */
+      /**
+       * Who may sign the wallet's policies, as the signer recorded it: its account's, or the approver when the store
+       * has no authority for the account (made before it kept them); null when the signer keeps no store.
+       */
       policy_authority: policyAuthoritySchema.nullable(),
     })
     .strict(),

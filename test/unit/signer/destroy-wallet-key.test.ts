@@ -99,7 +99,7 @@ function memoryStore() {
     },
     signPolicy(address: string, version: number, policy: Record<string, unknown>) {
       const current = { policy: policy as never, version, policyHash: '0x00', issuedAt: 1, signature: '0x00' };
-      store.records.set(address, { authority: { kind: 'owner', address: PAYEE }, current });
+      store.records.set(address, { authority: { kind: 'owner', address: PAYEE }, current, underAccount: true });
     },
   };
   return store;

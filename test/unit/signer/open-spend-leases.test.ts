@@ -3,7 +3,7 @@
  * (signer/owner-policy/open-spend-leases.ts): a lease runs from the statement that saw the wallet's row without a
  * policy (or its rows' instant, if older) for `leaseMs`; a queued spend can be taken back; a wallet that gained a
  * policy has its queued spends recorded anyway and loses its lease; a failed write is kept and renews nothing;
- * a suspended wallet (its policy being set) gets no lease.
+ * a suspended wallet (its policy being set) gets no lease; a wallet read with a policy is never held open again.
  */
 import assert from 'node:assert/strict';
 import { OpenSpendLeases } from '../../../signer/owner-policy/open-spend-leases.js';
@@ -127,6 +127,32 @@ describe('OpenSpendLeases (spends of wallets without a signed policy, after rele
       false,
       'but it is not known open again: that statement left before the read was answered',
     );
+    leases.close();
+  });
+
+  it('never holds open a wallet this process read with a policy, whatever the feed of changes said', async () => {
+    let clock = 0;
+    const leases = new OpenSpendLeases({
+      recordOpen: async () => new Map(),
+      recordAnyway: async () => undefined,
+      // A feed that missed the wallet's policy.
+      changedSince: async () => ({ seq: '7', addresses: [] }),
+      leaseMs: 250,
+      rowAgeMs: 1000,
+      flushDelayMs: 60_000,
+      now: () => clock,
+    });
+    leases.watchChanges('5');
+    clock = 10;
+    leases.renew(W, 10);
+    await (leases as any).readChanges();
+    assert.equal(leases.holds(W), true, 'known open');
+    leases.hasPolicy(W);
+    assert.equal(leases.holds(W), false, 'read with a policy: decided from now on');
+    clock = 20;
+    leases.renew(W, 20);
+    await (leases as any).readChanges();
+    assert.equal(leases.holds(W), false, 'a statement that saw no policy is older than what this process read');
     leases.close();
   });
 
