@@ -28,6 +28,14 @@ export const httpMethodSchema = z.enum(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']
 /** A Solana CAIP-2 id: `solana:` and the first 32 characters of the cluster's genesis hash. */
 export const solanaNetworkSchema = z.string().regex(/^solana:[1-9A-HJ-NP-Za-km-z]{32}$/);
 const isSolana = (network: string) => network.startsWith('solana:');
+
+/**
+ * A base58 Ed25519 signature (64 bytes). @solana/kit's isSignature throws, rather than answering false, on a
+ * 64–88 character value holding a character outside the base58 alphabet (0, O, I, l, x…), so the alphabet is
+ * checked first: a hostile transaction hash or pay-to signature is then a 400, not a 500.
+ */
+export const isSolanaSignature = (value: string): boolean =>
+  /^[1-9A-HJ-NP-Za-km-z]{64,88}$/.test(value) && isSignature(value);
 const evmTxHash = /^0x[0-9a-fA-F]{64}$/;
 
 export const ledgerReportBodySchema = z
@@ -58,7 +66,7 @@ export const ledgerReportBodySchema = z
   // EIP-55 spelling (as evmAddressSchema gives it, checked and spelled once); a base58 payer as given (case matters).
   .transform((r, ctx) => {
     const solana = isSolana(r.network);
-    if (solana ? !isSignature(r.tx_hash) : !evmTxHash.test(r.tx_hash))
+    if (solana ? !isSolanaSignature(r.tx_hash) : !evmTxHash.test(r.tx_hash))
       ctx.addIssue({
         code: 'custom',
         path: ['tx_hash'],

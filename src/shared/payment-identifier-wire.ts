@@ -9,6 +9,7 @@
  * answer says (the paywall built it from a settled payment).
  */
 import { z } from 'zod';
+import { endpointIdField } from './api-responses/response-fields.js';
 
 /** The largest stored body (the API's default request body limit is 1 MiB; base64 grows it by a third). */
 export const MAX_STORED_ANSWER_BYTES = 262_144;
@@ -44,10 +45,16 @@ const storedHeaderValue = z
 export const storedAnswerSchema = z
   .object({
     status: z.number().int().min(200).max(599),
-    /** Lower-case header names; at most 8 (content-type, cache-control, the two receipt headers). */
-    headers: z
-      .record(z.string().regex(/^[a-z0-9-]{1,64}$/), storedHeaderValue)
-      .refine((h) => Object.keys(h).length <= 8, 'at most 8 headers'),
+    /**
+     * Lower-case header names; at most 8 (content-type, cache-control, the two receipt headers). An own
+     * `__proto__` key is refused: zod's record would drop it silently and store what was not sent.
+     */
+    headers: z.preprocess(
+      (raw) => (raw !== null && typeof raw === 'object' && Object.hasOwn(raw, '__proto__') ? Symbol('refused') : raw),
+      z
+        .record(z.string().regex(/^[a-z0-9-]{1,64}$/), storedHeaderValue)
+        .refine((h) => Object.keys(h).length <= 8, 'at most 8 headers'),
+    ),
     /** The body, base64; absent when it was too large to keep (the retry gets 410 with the receipt). */
     body_base64: z
       .string()
@@ -60,8 +67,11 @@ export const storedAnswerSchema = z
 export type StoredAnswer = z.infer<typeof storedAnswerSchema>;
 
 const keyFields = {
-  /** The gate names the endpoint whose seller the id belongs to; the middleware's seller is its PAT's. */
-  endpoint_id: z.string().min(1).max(64).optional(),
+  /**
+   * The gate names the endpoint whose seller the id belongs to (an `ep_` id); the middleware's seller is its
+   * PAT's, and it names none, but an id of any other spelling is refused on both routes all the same.
+   */
+  endpoint_id: endpointIdField.optional(),
   route: paymentIdRouteSchema,
   id: paymentIdSchema,
   fingerprint: fingerprintSchema,

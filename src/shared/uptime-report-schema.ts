@@ -4,7 +4,8 @@
  *
  * A report is up to MAX_UPTIME_BUCKETS buckets, each one endpoint's counts for one UTC hour: `answered`
  * (the origin answered, any status below 500) and `failed` (5xx, unreachable, timed out), each 0–1,000,000 and
- * at least one in all; `hour` an ISO instant on the hour.
+ * at least one in all; `hour` an ISO instant on the hour, spelled as toISOString spells it (no hour 24, no
+ * day past the month's end).
  *
  * Defends: unbounded or malformed numbers and instants reaching the store. Does not defend: counts that are
  * false — the gate is the seller's own process (docs/security-model.md#uptime-as-reported-by-the-sellers-gate).
@@ -24,7 +25,12 @@ export const uptimeBucketSchema = z
       .string()
       .max(32)
       .regex(/^\d{4}-\d{2}-\d{2}T\d{2}:00:00(?:\.000)?Z$/, 'expected an ISO instant on the hour (…T13:00:00Z)')
-      .refine((s) => !Number.isNaN(Date.parse(s)), 'expected a valid instant'),
+      // The instant it names, spelled back the same: no day past its month's end (02-30), no hour 24, which
+      // Date.parse would carry into the next month or day.
+      .refine((s) => {
+        const t = Date.parse(s);
+        return !Number.isNaN(t) && new Date(t).toISOString().slice(0, 13) === s.slice(0, 13);
+      }, 'expected a valid instant'),
     answered: count,
     failed: count,
   })

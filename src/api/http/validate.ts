@@ -27,3 +27,9 @@ export function validate<S extends z.ZodType>(
     fields: { issues },
   });
 }
+
+/**
+ * A body whose every field is optional: no body at all is `{}`; a JSON `null` (or any other value) is a body, and
+ * left for the schema to refuse — never read as "no body" and answered with the defaults.
+ */
+export const bodyOrEmpty = (body: unknown): unknown => (body === undefined ? {} : body);

@@ -17,7 +17,7 @@ import type { PageRequest } from '../db/keyset-cursor.js';
 import type { PaymentPage } from '../../shared/api-responses/payment-history-responses.js';
 import { pageQuerySchema } from '../http/schemas/page-query-schema.js';
 import { platformRouter } from './platform-principal.js';
-import { validate } from '../http/validate.js';
+import { bodyOrEmpty, validate } from '../http/validate.js';
 
 /**
  * The agent a bearer acts as (agent PAT, exchanged session) with that PAT's daily cap, else the owner's
@@ -46,7 +46,7 @@ export function agentRoutes(deps: { auth: Authenticator; agents: AgentService; h
   });
   router.post('/v1/agents', async (ctx) => {
     const { accountId, sessionId } = requireSession(await principalOf(ctx), 'owner');
-    const body = validate(spawnAgentBodySchema, ctx.state.body ?? {});
+    const body = validate(spawnAgentBodySchema, bodyOrEmpty(ctx.state.body));
     ctx.status = 201;
     ctx.body = await deps.agents.spawn(accountId, body.label, sessionId);
   });
@@ -66,7 +66,7 @@ export function agentRoutes(deps: { auth: Authenticator; agents: AgentService; h
     const p = await principalOf(ctx);
     const caller = callerOf(p);
     const agentId = validate(agentIdSchema, ctx.params.id, 'path');
-    const { network, ...body } = validate(agentWalletBodySchema, ctx.state.body ?? {});
+    const { network, ...body } = validate(agentWalletBodySchema, bodyOrEmpty(ctx.state.body));
     if (network && body.chain && network !== body.chain)
       throw new AppError('invalid_request', { message: 'Give chain or network, not two different ones.' });
     ctx.status = 201;

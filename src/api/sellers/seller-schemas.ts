@@ -1,10 +1,10 @@
 /** Request schemas of seller, endpoint and ledger routes. */
-import { isAddress, isSignature } from '@solana/kit';
+import { isAddress } from '@solana/kit';
 import { z } from 'zod';
 import { evmAddressSchema } from '../../../policy/policy-schema.js';
 import { parsePathPattern } from '../../shared/path-pattern.js';
 import { isStorableText, plainText, usdAmount } from '../http/schemas/common-schemas.js';
-import { httpMethodSchema, routePathSchema } from '../../shared/ledger-report-schema.js';
+import { httpMethodSchema, isSolanaSignature, routePathSchema } from '../../shared/ledger-report-schema.js';
 import { pageQuerySchema } from '../http/schemas/page-query-schema.js';
 import { LATEST_CURSOR_TIME } from '../db/keyset-cursor.js';
 
@@ -138,7 +138,7 @@ export const payToBodySchema = z.union([
   z
     .object({
       address: z.string().max(44).refine(isAddress, 'expected a base58 Solana address'),
-      signature: z.string().max(88).refine(isSignature, 'expected a base58 Ed25519 signature (64 bytes)'),
+      signature: z.string().max(88).refine(isSolanaSignature, 'expected a base58 Ed25519 signature (64 bytes)'),
     })
     .strict(),
 ]);
@@ -164,7 +164,7 @@ const paywallNetwork = z
   .optional();
 
 /** POST /v1/auth/verify: the network the paywall takes payments on (where its seller's buyers pay there). */
-export const authVerifyBodySchema = z.object({ network: paywallNetwork });
+export const authVerifyBodySchema = z.object({ network: paywallNetwork }).strict();
 
 /** GET /v1/gate/catalogue: the network the gate takes payments on (default: the API's default chain's). */
-export const catalogueQuerySchema = z.object({ network: paywallNetwork });
+export const catalogueQuerySchema = z.object({ network: paywallNetwork }).strict();

@@ -154,6 +154,9 @@ describe('hostile inputs against seller, endpoint and ledger routes', function (
       await refused('POST', '/v1/pats', { scope_type: 'agent', label: value }, session);
       await refused('POST', `/v1/sellers/${s}/pats`, { label: value }, session);
     }
+    // Every field optional: no body is the defaults, a JSON `null` is a body, and refused (it minted a PAT).
+    for (const route of ['/v1/agents', '/v1/pats', `/v1/sellers/${s}/pats`])
+      await refused('POST', route, 'null', session, true);
     for (const value of [...hostile.usd_amount!, ...USD_ABOVE_BOUND]) {
       await refused('POST', '/v1/pats', { scope_type: 'agent', daily_cap_usd: value }, session);
       await refused('PATCH', `/v1/pats/pat_${'0'.repeat(24)}`, { daily_cap_usd: value }, session);
