@@ -33,7 +33,7 @@ import { sellerRoutes } from './sellers/seller-routes.js';
 import { gateRoutes } from './sellers/gate/gate-routes.js';
 import { sandboxRoutes } from './faucets/faucet-routes.js';
 import { discoveryWingRoutes } from './discovery/discovery-wing.js';
-import { createSellersWing } from './sellers/sellers-wing.js';
+import { createSellersWing, type SellersWing } from './sellers/sellers-wing.js';
 import type { LedgerVerifier } from './sellers/ledger/ledger-verifier.js';
 import { treasuryRoutes } from './platform/treasury-routes.js';
 import { walletRoutes } from './wallets/wallet-routes.js';
@@ -72,6 +72,7 @@ export interface TreasuryApp {
     signer: SignerGateway;
     expiredReservations: ExpiredReservationSweeper;
     ledgerVerifier: LedgerVerifier;
+    paymentIdSweeper: SellersWing['paymentIdSweeper'];
   };
   listen(port: number, host: string): Promise<http.Server>;
   /**
@@ -114,7 +115,7 @@ function buildCore(deps: TreasuryAppDeps) {
   const tokenAuth = rateLimitedAuthenticator(auth, rateLimits, 'token');
   const payAuth = rateLimitedAuthenticator(auth, rateLimits, 'pay');
   const platformStores = pgPlatformStores(knex);
-  const accounts = new AccountService({ store: platformStores.accounts, signer, metrics });
+  const accounts = new AccountService({ store: platformStores.accounts, signer, metrics, maxPats: config.maxPats });
   const balances = new BalanceReader({
     knex,
     rpcUrls: config.rpcUrls,
@@ -197,7 +198,7 @@ function buildWings(deps: TreasuryAppDeps, core: Core) {
   const { pay } = payWing;
   const { config, knex, log, clock, metrics, chains, platformStores, accounts, balances, walletHistoryStore, wallets } =
     core;
-  const pats = new PatService({ store: platformStores.pats, metrics, clock });
+  const pats = new PatService({ store: platformStores.pats, metrics, clock, maxPats: config.maxPats });
   const agents = new AgentService({
     store: platformStores.agents,
     accounts,
@@ -270,6 +271,7 @@ function buildRouters(core: Core, wings: Wings, isShuttingDown: () => boolean) {
       pay,
       settlements,
       ownerPolicies,
+      rateLimits: core.rateLimits,
       knex,
       chains,
       dashboardUrl: config.dashboardUrl,
@@ -314,6 +316,7 @@ export function createTreasuryApp(deps: TreasuryAppDeps): TreasuryApp {
   const wings = buildWings(deps, core);
   const { config, metrics, rateLimits, signer, accounts, wallets } = core;
   const { pay, expiredReservations, ledgerVerifier } = wings;
+  const { paymentIdSweeper } = wings.sellersWing;
   let shuttingDown = false;
   let server: http.Server | undefined;
   let rateLimitCleanup: RepeatingTask | undefined;
@@ -360,7 +363,7 @@ export function createTreasuryApp(deps: TreasuryAppDeps): TreasuryApp {
     koa,
     metrics,
     routes: served,
-    services: { accounts, wallets, pay, signer, expiredReservations, ledgerVerifier },
+    services: { accounts, wallets, pay, signer, expiredReservations, ledgerVerifier, paymentIdSweeper },
     listen(port, host) {
       return new Promise((resolve, reject) => {
         const serverOptions = { maxHeaderSize: 16 * 1024, requestTimeout: 30_000 };

@@ -2,10 +2,10 @@
  * treasury-api entry point: config → database (refuses to start while a migration is pending) →
  * signer reachable → background loops → HTTP. SIGTERM/SIGINT close, in order and each bounded
  * (base/closeables.ts, base/shutdown-signals.ts): stop accepting, drain in-flight requests, stop the
- * ledger verifier, the rate-limit clean-up, the retired-key reconciler, the expired-reservation sweeper and
- * the parent watch, close the pay path's connections and the signer client, destroy the pool, stop the
- * embedded database if we started it. Every step is attempted and logged (`shutdown step`, with its
- * duration and outcome); the exit code is 1 if any failed. A second signal exits at once.
+ * ledger verifier, the rate-limit clean-up, the retired-key reconciler, the expired-reservation sweeper, the
+ * payment-identifier sweeper and the parent watch, close the pay path's connections and the signer client,
+ * destroy the pool, stop the embedded database if we started it. Every step is attempted and logged (`shutdown
+ * step`, with its duration and outcome); the exit code is 1 if any failed. A second signal exits at once.
  */
 import { loadAppConfig } from './config/app-config.js';
 import { productionRefusal } from './config/production-mode.js';
@@ -13,10 +13,10 @@ import { installedPayFaultHooks } from './pay/pay-fault-hooks.js';
 import { SweepIncompleteError } from './pay/expired-reservation-sweeper.js';
 import { createKnex, listPendingMigrations } from './db/knex-client.js';
 import { resolveDatabase } from './db/resolve-database.js';
-import { createLogger } from './log/logger.js';
+import { createLogger, type Logger } from './log/logger.js';
 import { describeError } from './log/describe-error.js';
 import { redactUrlsIn } from '../shared/redact-url.js';
-import { createTreasuryApp } from './app.js';
+import { createTreasuryApp, type TreasuryApp } from './app.js';
 import { closeable, type Closeable } from '../../base/closeables.js';
 import { startRepeatingTask } from '../../base/repeating-task.js';
 import { installShutdown, watchParent } from '../../base/shutdown-signals.js';
@@ -26,6 +26,45 @@ function sweepFailureFields(err: unknown): Record<string, unknown> {
   return err instanceof SweepIncompleteError
     ? { released: err.released, failed: err.failed, err: describeError(err.firstError) }
     : { err: describeError(err) };
+}
+
+/** The process's own background loops: retired keys, expired reservations, expired payment-identifier rows. */
+function startWorkers(app: TreasuryApp, log: Logger): Closeable[] {
+  return [
+    // Retired keys whose destruction failed while the signer was away are destroyed now and every 10 minutes.
+    startRepeatingTask({
+      name: 'retired_key_reconciler',
+      everyMs: 10 * 60 * 1000,
+      run: () =>
+        app.services.wallets.destroyRetiredKeys().then(
+          (n) => n > 0 && log.info({ destroyed: n }, 'destroyed retired wallet keys'),
+          (err: unknown) =>
+            log.warn({ err: describeError(err) }, 'retired key reconciliation failed; retried in 10 minutes'),
+        ),
+    }),
+    // Reservations left by a process that stopped before recording them are given back once expired.
+    startRepeatingTask({
+      name: 'expired_reservation_sweeper',
+      everyMs: 60 * 1000,
+      run: () =>
+        app.services.expiredReservations.sweep().then(
+          (n) => n > 0 && log.warn({ released: n }, 'released expired reservations that no process recorded'),
+          (err: unknown) => log.warn(sweepFailureFields(err), 'expired reservation sweep failed; retried in a minute'),
+        ),
+    }),
+    // Expired payment-identifier rows of every seller leave the database (bounded batches; a failing seller is
+    // logged by the sweep and skipped), whether or not the seller writes again.
+    startRepeatingTask({
+      name: 'payment_id_sweeper',
+      everyMs: 60 * 1000,
+      run: () =>
+        app.services.paymentIdSweeper.sweep().then(
+          (r) => r.deleted > 0 && log.info(r, 'deleted expired payment-identifier rows'),
+          (err: unknown) =>
+            log.warn({ err: describeError(err) }, 'payment-identifier sweep failed; retried in a minute'),
+        ),
+    }),
+  ];
 }
 
 async function main(): Promise<void> {
@@ -66,29 +105,7 @@ async function main(): Promise<void> {
   if (!(await app.services.signer.healthy()))
     log.warn({ socket: config.signerSocket }, 'signer not reachable yet; /readyz answers 503 until it is');
   // The process's own background loops, closed after the drain and before the pool (the app's come first).
-  const workers: Closeable[] = [
-    // Retired keys whose destruction failed while the signer was away are destroyed now and every 10 minutes.
-    startRepeatingTask({
-      name: 'retired_key_reconciler',
-      everyMs: 10 * 60 * 1000,
-      run: () =>
-        app.services.wallets.destroyRetiredKeys().then(
-          (n) => n > 0 && log.info({ destroyed: n }, 'destroyed retired wallet keys'),
-          (err: unknown) =>
-            log.warn({ err: describeError(err) }, 'retired key reconciliation failed; retried in 10 minutes'),
-        ),
-    }),
-    // Reservations left by a process that stopped before recording them are given back once expired.
-    startRepeatingTask({
-      name: 'expired_reservation_sweeper',
-      everyMs: 60 * 1000,
-      run: () =>
-        app.services.expiredReservations.sweep().then(
-          (n) => n > 0 && log.warn({ released: n }, 'released expired reservations that no process recorded'),
-          (err: unknown) => log.warn(sweepFailureFields(err), 'expired reservation sweep failed; retried in a minute'),
-        ),
-    }),
-  ];
+  const workers = startWorkers(app, log);
   const shutdown = installShutdown({
     log,
     closeables: () => [

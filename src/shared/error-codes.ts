@@ -97,7 +97,7 @@ export const ERROR_CODES = {
   fresh_sign_in_required: {
     status: 403,
     message:
-      'This session was exchanged from an agent PAT and acts as that agent only. PATs, caps, agents, sessions and managing sellers need the owner to sign in again (SIWE / SIWS), e.g. with the xx CLI.',
+      'This session was exchanged from an agent PAT and acts as that agent only. PATs, caps, agents, sessions, sellers and their ledger need the owner to sign in again (SIWE / SIWS), e.g. with the xx CLI.',
   },
   policy_denied: { status: 403, message: 'The wallet policy refused this payment.' },
   // Owner-signed policies (docs/adr/0012-owner-signed-policies.md): what the signer says of a signed policy.
@@ -191,10 +191,20 @@ export const ERROR_CODES = {
     message:
       'This seller holds as many endpoints as a seller may (max_endpoints); delete or merge endpoints (one path pattern serves many routes) before adding more. Nothing was added.',
   },
+  pat_limit_reached: {
+    status: 409,
+    message:
+      'This account holds as many live PATs as an account may (limit); revoke one it no longer needs, or ask the operator to raise the limit. Nothing was issued.',
+  },
   ledger_pending_limit: {
     status: 429,
     message:
-      'This seller has as many ledger rows waiting for on-chain verification as it may (max_pending_rows); nothing in this report was stored. Retry after retry_after_seconds, once rows are verified or rejected.',
+      'This seller, or its account over all its sellers (see scope), has as many ledger rows waiting for on-chain verification as it may (max_pending_rows); nothing in this report was stored. Retry after retry_after_seconds, once rows are verified or rejected.',
+  },
+  payment_id_limit_reached: {
+    status: 429,
+    message:
+      'This seller keeps as many payment-identifier ids, or bytes of stored answers, as a seller may (see scope and limit); nothing was stored. Ids and answers expire (answers after 24 hours): retry after retry_after_seconds.',
   },
   pay_to_signature_invalid: {
     status: 422,
@@ -215,7 +225,7 @@ export const ERROR_CODES = {
   },
   rate_limited: {
     status: 429,
-    message: 'Too many requests from this address or token; retry after retry_after_seconds.',
+    message: 'Too many requests from this address, token or account; retry after retry_after_seconds.',
   },
   MGMT_6014: {
     status: 429,

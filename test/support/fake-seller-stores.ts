@@ -173,4 +173,14 @@ export class FakePendingRowCounts implements PendingRowCounts {
     const mine = [...(this.rows.get(sellerId)?.values() ?? [])];
     return Math.min(mine.filter((s) => s === 'pending').length, upTo);
   }
+
+  /** Each seller's account (a seller not named here is an account of its own, named like the seller). */
+  readonly accountOf = new Map<string, string>();
+
+  async pendingOfAccount(accountId: string, upTo: number): Promise<number> {
+    let n = 0;
+    for (const sellerId of this.rows.keys())
+      if ((this.accountOf.get(sellerId) ?? sellerId) === accountId) n += await this.pending(sellerId, Infinity);
+    return Math.min(n, upTo);
+  }
 }

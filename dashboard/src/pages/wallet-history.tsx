@@ -141,8 +141,9 @@ export function AuditTrail(props: WalletProps) {
               </>
             ) : (
               <>
-                <span class="badge warn">not checked here</span> {v.rows} events: the operator's `npm run audit:verify
-                -- {walletId}` recomputes a chain this long.
+                <span class="badge warn">not checked here</span> {v.rows} events were not recomputed by this request (a
+                chain this long, or a busy verifier): refresh, or the operator's `npm run audit:verify -- {walletId}`
+                checks it.
               </>
             )}
           </p>

@@ -35,6 +35,10 @@ export const API_ENTRIES: Entries = {
     meaning:
       'active wallets an account may hold over all its agents (or a Treasury account of no agent alone); past it: 409 `wallet_limit_reached`',
   },
+  TREASURY_MAX_PATS_PER_ACCOUNT: {
+    meaning:
+      'live PATs (not revoked, expired or spent) an account may hold, whatever minted them (an operator-minted Treasury account: its own Treasury PATs); past it: 409 `pat_limit_reached`, nothing issued',
+  },
   TREASURY_AGENT_WALLET_DAILY_CAP_USD: {
     meaning: "daily cap of a wallet an agent bearer creates when its PAT has none (with a PAT cap: the PAT's cap)",
   },
@@ -102,15 +106,27 @@ export const API_ENTRIES: Entries = {
   },
   TREASURY_LEDGER_VERIFY_SELLER_SHARE: {
     meaning:
-      "most rows of one seller in one verifier batch; the batch serves sellers in turns, so one seller's backlog does not delay the others'",
+      "most rows of one account (all its sellers) in one verifier batch; the batch serves accounts in turns, and an account's sellers in turns within its share, so neither one seller's backlog nor an account's many sellers delay the others'",
   },
   TREASURY_LEDGER_MAX_PENDING_PER_SELLER: {
     meaning:
-      'ledger rows one seller may have pending (waiting for on-chain verification); a report that would pass it is refused whole: 429 `ledger_pending_limit`',
+      'ledger rows one seller may have pending (waiting for on-chain verification); a report that would pass it is refused whole: 429 `ledger_pending_limit`, `scope` `seller`',
+  },
+  TREASURY_LEDGER_MAX_PENDING_PER_ACCOUNT: {
+    meaning:
+      "ledger rows all of one account's sellers may have pending together (checked as well as the seller's own cap); a report that would pass it is refused whole: 429 `ledger_pending_limit`, `scope` `account`",
   },
   TREASURY_SELLER_MAX_ENDPOINTS: {
     meaning:
       'endpoints one seller may hold (by hand or from its OpenAPI document); past it: 409 `endpoint_limit_reached`, nothing added',
+  },
+  TREASURY_MAX_PAYMENT_IDS_PER_SELLER: {
+    meaning:
+      'x402 payment-identifier ids the platform keeps for one seller (pending claims and answers, up to 24 h each; expired ones are swept every minute); a claim of a new id past it: 429 `payment_id_limit_reached`, scope `ids` (the paywall answers 503, nothing paid)',
+  },
+  TREASURY_MAX_PAYMENT_ID_BYTES_PER_SELLER: {
+    meaning:
+      'bytes of stored payment-identifier answers (their JSON text) one seller may hold; an answer past it is kept without its body (a retry gets 410 with its receipt), or refused when even that does not fit: 429 `payment_id_limit_reached`, scope `answer_bytes` (the buyer, already paid, still gets its answer)',
   },
   TREASURY_MAX_SELLERS_PER_ACCOUNT: {
     meaning:
@@ -160,6 +176,10 @@ export const API_ENTRIES: Entries = {
   TREASURY_RATE_LIMIT_PAY: { meaning: "pay calls per bearer per window (each process's memory)" },
   TREASURY_RATE_LIMIT_DISCOVERY: {
     meaning: "public catalogue reads (GET /discovery/*) per client address per window (each process's memory)",
+  },
+  TREASURY_RATE_LIMIT_POLICY: {
+    meaning:
+      'wallet policy writes (PUT …/policy, …/policy/signed: each an audit row nobody may delete) per account per window (shared through PostgreSQL)',
   },
   TREASURY_RATE_LIMIT_AUTH_FAILURES: {
     meaning:

@@ -13,6 +13,7 @@ import { ConfigError } from '../../../base/config-error.js';
 import { isLoopbackUrl } from '../net/loopback-url.js';
 import { readTls } from './read-tls.js';
 import { rateLimitConfigOf, rateLimitEnvShape, type RateLimitConfig } from './rate-limit-config.js';
+import { sellerBoundsConfigOf, sellerBoundsEnvShape, type SellerBoundsConfig } from './seller-bounds-config.js';
 
 const port = z.coerce.number().int().min(1).max(65535);
 /** An http URL on this machine (127.0.0.0/8, [::1], localhost): the sandbox's own services. */
@@ -43,6 +44,8 @@ const envSchema = z.object({
    */
   TREASURY_MAX_WALLETS_PER_AGENT: envInt(1, 100_000, 25),
   TREASURY_MAX_WALLETS_PER_ACCOUNT: envInt(1, 1_000_000, 500),
+  /** Live PATs per account (each a rate-limit bucket); past it 409 `pat_limit_reached` (src/api/platform/pat-bounds.ts). */
+  TREASURY_MAX_PATS_PER_ACCOUNT: envInt(1, 100_000, 1_000),
   /**
    * The policy of a wallet an agent bearer creates: its daily cap is the agent PAT's daily cap, or this with
    * no PAT cap; its per-payment cap the smaller of that and TREASURY_AGENT_WALLET_PER_TX_CAP_USD.
@@ -96,10 +99,8 @@ const envSchema = z.object({
   TREASURY_LEDGER_VERIFY_CONCURRENCY: envInt(1, 64, 4),
   /** How long a reported transaction the RPC does not know stays pending before it is rejected (s). */
   TREASURY_LEDGER_NOT_FOUND_GRACE_SECONDS: envInt(0, 7 * 86_400, 900),
-  /** Rows of one seller a verifier claim takes before other sellers' due rows are served (the claim goes round sellers in turns). */
-  TREASURY_LEDGER_VERIFY_SELLER_SHARE: envInt(1, 1_000, 25),
-  /** Ledger rows one seller may have waiting for verification; a report that would pass it is refused whole (429). */
-  TREASURY_LEDGER_MAX_PENDING_PER_SELLER: envInt(1, 10_000_000, 10_000),
+  /** The verifier's share and the pending-row and payment-identifier bounds of sellers and accounts. */
+  ...sellerBoundsEnvShape,
   /** Endpoints one seller may hold (created by hand or from its OpenAPI document). */
   TREASURY_SELLER_MAX_ENDPOINTS: envInt(1, 100_000, 1_000),
   /**
@@ -199,6 +200,8 @@ export type AppConfig = Readonly<{
   jsonLimits: Readonly<{ maxDepth: number; maxKeys: number }>;
   /** Wallet counts and the default policy of an agent's new wallet (src/api/wallets/wallet-bounds.ts). */
   walletBounds: WalletBoundsConfig;
+  /** TREASURY_MAX_PATS_PER_ACCOUNT (src/api/platform/pat-bounds.ts). */
+  maxPats: number;
   dbPoolMax: number;
   /** How long an idle pooled connection stays open (ms). */
   dbPoolIdleMs: number;
@@ -219,8 +222,6 @@ export type AppConfig = Readonly<{
   ledgerVerifyIntervalMs: number;
   ledgerVerifyConcurrency: number;
   ledgerNotFoundGraceSeconds: number;
-  ledgerVerifySellerShare: number;
-  ledgerMaxPendingPerSeller: number;
   sellerMaxEndpoints: number;
   maxSellersPerAccount: number;
   /** Where the platform's payouts are settled (TREASURY_FACILITATOR_URL). */
@@ -245,7 +246,8 @@ export type AppConfig = Readonly<{
   /** The certificate and key the API serves HTTPS with; undefined: plain HTTP. */
   tls: Readonly<{ cert: Buffer; key: Buffer }> | undefined;
   behindTlsProxy: boolean;
-}>;
+}> &
+  SellerBoundsConfig;
 
 export type WalletBoundsConfig = Readonly<{
   maxPerAgent: number;
@@ -281,6 +283,7 @@ export function loadAppConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       agentDailyCapUsd: canonicalUsd(e.TREASURY_AGENT_WALLET_DAILY_CAP_USD),
       agentPerTxCapUsd: canonicalUsd(e.TREASURY_AGENT_WALLET_PER_TX_CAP_USD),
     }),
+    maxPats: e.TREASURY_MAX_PATS_PER_ACCOUNT,
     dbPoolMax: e.TREASURY_DB_POOL_MAX,
     dbPoolIdleMs: e.TREASURY_DB_POOL_IDLE_MS,
     dbSessionLimits: {
@@ -303,8 +306,7 @@ export function loadAppConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     ledgerVerifyIntervalMs: e.TREASURY_LEDGER_VERIFY_INTERVAL_MS,
     ledgerVerifyConcurrency: e.TREASURY_LEDGER_VERIFY_CONCURRENCY,
     ledgerNotFoundGraceSeconds: e.TREASURY_LEDGER_NOT_FOUND_GRACE_SECONDS,
-    ledgerVerifySellerShare: e.TREASURY_LEDGER_VERIFY_SELLER_SHARE,
-    ledgerMaxPendingPerSeller: e.TREASURY_LEDGER_MAX_PENDING_PER_SELLER,
+    ...sellerBoundsConfigOf(e),
     sellerMaxEndpoints: e.TREASURY_SELLER_MAX_ENDPOINTS,
     maxSellersPerAccount: e.TREASURY_MAX_SELLERS_PER_ACCOUNT,
     facilitatorUrl: e.TREASURY_FACILITATOR_URL,

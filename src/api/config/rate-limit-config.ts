@@ -5,7 +5,8 @@
  * TREASURY_RATE_LIMIT_WINDOW_SECONDS: NONCE and INIT per client address, TOKEN per bearer on every
  * authenticated route but the pay routes, all counted in PostgreSQL and shared by every API process; PAY per
  * bearer on the wallet pay routes and DISCOVERY per client address on the public catalogue (GET /discovery/*),
- * counted in each process's memory. `off` is for benchmarks only.
+ * counted in each process's memory; POLICY per account on the wallet policy writes (PUT …/policy and
+ * …/policy/signed: each writes a permanent audit row), counted in PostgreSQL. `off` is for benchmarks only.
  *
  * Defends: a limit outside its bounds (each variable is a bounded integer). Does not defend: the counting
  * (the middleware does).
@@ -21,6 +22,11 @@ export const rateLimitEnvShape = {
   TREASURY_RATE_LIMIT_TOKEN: envInt(1, 10_000_000, 1200),
   TREASURY_RATE_LIMIT_PAY: envInt(1, 10_000_000, 100_000),
   TREASURY_RATE_LIMIT_DISCOVERY: envInt(1, 10_000_000, 120),
+  /**
+   * Wallet policy writes per account per window (the bearer's platform account, else its Treasury account),
+   * shared through PostgreSQL: each one appends an audit row nobody may delete.
+   */
+  TREASURY_RATE_LIMIT_POLICY: envInt(1, 10_000_000, 60),
   /**
    * Refused bearers (401) per client address per window, in each process's memory; past it, a bearer from there
    * that is refused answers 429 (a valid one still passes).
@@ -41,6 +47,8 @@ export type RateLimitConfig = Readonly<{
   token: number;
   pay: number;
   discovery: number;
+  /** Wallet policy writes per account (the bearer's platform account, else its Treasury account). */
+  policy: number;
   /** Refused bearers per client address. */
   auth_failure: number;
   /** Refusals of one presented bearer (keyed by its hash). */
@@ -56,6 +64,7 @@ export function rateLimitConfigOf(e: RateLimitEnv): RateLimitConfig {
     token: e.TREASURY_RATE_LIMIT_TOKEN,
     pay: e.TREASURY_RATE_LIMIT_PAY,
     discovery: e.TREASURY_RATE_LIMIT_DISCOVERY,
+    policy: e.TREASURY_RATE_LIMIT_POLICY,
     auth_failure: e.TREASURY_RATE_LIMIT_AUTH_FAILURES,
     auth_failure_token: e.TREASURY_RATE_LIMIT_AUTH_FAILURES_PER_TOKEN,
   });

@@ -5,7 +5,9 @@
  * (with an optional Idempotency-Key header; a pay body's `payment_identifier` is its key,
  * ./payment-identifier-key.ts), POST /v1/wallets/{id}/authorizations/{authorization_id}/settlement
  * (an `exact` or `upto` settlement, verified on chain). A revoked wallet answers 410 on each of them
- * (test/integration/api/revoked-wallet-routes.test.ts walks the route table).
+ * (test/integration/api/revoked-wallet-routes.test.ts walks the route table). The two policy writes are
+ * counted in the `policy` rate-limit bucket per account (../wallets/wallet-tenant.ts) on top of the `pay`
+ * bucket their bearer spends: each writes an audit row nobody may delete.
  */
 import Router from '@koa/router';
 import type { Context } from 'koa';
@@ -33,6 +35,8 @@ import { answerJson } from '../http/json-answer.js';
 import { walletBearer, type WalletRouteDeps } from '../wallets/wallet-bearer.js';
 import type { PolicyEvaluation } from '../../shared/api-responses/pay-responses.js';
 import type { OwnerPolicyService } from '../wallets/owner-policy-service.js';
+import type { RateLimits } from '../http/middleware/rate-limit.js';
+import { walletTenant } from '../wallets/wallet-tenant.js';
 
 /** A money-moving call's context: the caller's scope, its Idempotency-Key (checked) and the request it came with. */
 function callContext(
@@ -57,11 +61,27 @@ function callContext(
   };
 }
 
+/**
+ * The bearer and the scope of a wallet route: Treasury bearers everywhere; agent PATs, and sessions exchanged
+ * from them, on the wallet operations (read policy, evaluate, pay, transfer). An exchanged session spends as its
+ * PAT: that PAT's daily cap and daily total, and the PAT as the authorization's actor (which give-backs count
+ * against).
+ */
+async function bearerScope(deps: Pick<WalletRouteDeps, 'auth' | 'knex'>, ctx: Context, agentAllowed: boolean) {
+  const { principal, accountId } = await walletBearer(deps, ctx.get('authorization'), agentAllowed);
+  const walletId = validate(walletIdSchema, ctx.params.id, 'path');
+  const binding = agentAllowed ? agentBinding(principal) : undefined;
+  const pat = binding ? { tokenId: binding.patId, dailyCapMicro: binding.dailyCapMicro } : undefined;
+  return { principal, s: { accountId, walletId, actor: binding ? binding.patId : principal.actor, pat } };
+}
+
 export function payRoutes(
   deps: WalletRouteDeps & {
     pay: PayService;
     settlements: SettlementService;
     ownerPolicies: OwnerPolicyService;
+    /** Counts the policy writes (bucket `policy`, per account). */
+    rateLimits: Pick<RateLimits, 'consume'>;
     /** For the `create_wallet` recovery of a payment on a chain the agent holds no wallet on. */
     chains: ChainRegistry;
     dashboardUrl: string;
@@ -71,17 +91,12 @@ export function payRoutes(
   // Agents pay the same resources again and again: a pay body seen before is not parsed again.
   const payBodies = new MemoizedValidation(payBodySchema, { maxEntries: 1024, maxTextChars: 8192 });
 
-  /**
-   * Treasury bearers everywhere; agent PATs, and sessions exchanged from them, on the wallet operations
-   * (read policy, evaluate, pay, transfer). An exchanged session spends as its PAT: that PAT's daily cap and
-   * daily total, and the PAT as the authorization's actor (which give-backs count against).
-   */
-  const scope = async (ctx: Context, agentAllowed = true) => {
-    const { principal, accountId } = await walletBearer(deps, ctx.get('authorization'), agentAllowed);
-    const walletId = validate(walletIdSchema, ctx.params.id, 'path');
-    const binding = agentAllowed ? agentBinding(principal) : undefined;
-    const pat = binding ? { tokenId: binding.patId, dailyCapMicro: binding.dailyCapMicro } : undefined;
-    return { accountId, walletId, actor: binding ? binding.patId : principal.actor, pat };
+  const scope = async (ctx: Context, agentAllowed = true) => (await bearerScope(deps, ctx, agentAllowed)).s;
+  /** A policy write's scope (Treasury bearers only), once the bearer's account has a policy write left. */
+  const policyWriteScope = async (ctx: Context) => {
+    const { principal, s } = await bearerScope(deps, ctx, false);
+    await deps.rateLimits.consume('policy', walletTenant(principal, s.accountId));
+    return s;
   };
 
   router.get('/v1/wallets/:id/policy', async (ctx) => {
@@ -91,14 +106,14 @@ export function payRoutes(
 
   /** Unsigned: 409 `policy_signature_required` on a wallet whose signer holds an owner-signed policy. */
   router.put('/v1/wallets/:id/policy', async (ctx) => {
-    const s = await scope(ctx, false);
+    const s = await policyWriteScope(ctx);
     const policy = validate(putPolicyBodySchema, ctx.state.body);
     await deps.wallets.setPolicy(s.accountId, s.walletId, policy, s.actor);
     ctx.body = await deps.ownerPolicies.read(s.accountId, s.walletId);
   });
 
   router.put('/v1/wallets/:id/policy/signed', async (ctx) => {
-    const s = await scope(ctx, false);
+    const s = await policyWriteScope(ctx);
     // 404 / 410 for the wallet before its body is read: a revoked wallet takes no policy.
     await deps.wallets.getActive(s.accountId, s.walletId);
     const body = validate(putSignedPolicyBodySchema, ctx.state.body);

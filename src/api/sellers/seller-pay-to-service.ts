@@ -73,7 +73,7 @@ export interface SellerPayToDeps {
   store: PayToStore;
   clock: () => Date;
   /** The per-seller pending cap: rows a new proof reopens stay within it (./ledger/ledger-pending-cap.ts). */
-  pendingCap: Pick<LedgerPendingCap, 'maxPending'>;
+  pendingCap: Pick<LedgerPendingCap, 'maxPending' | 'maxPendingPerAccount'>;
   /** Told when rows become due for verification (absent: they wait for the next sweep). */
   ledgerVerifier?: Pick<LedgerVerifier, 'nudge'> | undefined;
 }
@@ -106,7 +106,10 @@ export class SellerPayToService {
     await this.store.add(seller.id, address, signature, now);
     // Rows waiting for a pay-to, and rows that paid an address the seller had not proved yet, are checked (again):
     // the latter within the pending cap, or rejected rows would be a way past it (each one an RPC read).
-    await this.store.recheckForPayTo(seller.id, now, this.pendingCap.maxPending);
+    await this.store.recheckForPayTo(seller.id, now, {
+      perSeller: this.pendingCap.maxPending,
+      perAccount: this.pendingCap.maxPendingPerAccount,
+    });
     this.ledgerVerifier?.nudge();
     return this.payTo(seller);
   }

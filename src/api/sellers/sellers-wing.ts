@@ -38,6 +38,7 @@ import { PgLedgerVerificationStore } from './store/pg-ledger-verification-store.
 import { PgCollectionWalletStore, PgPayoutStore } from './store/pg-payout-stores.js';
 import { PgGateCatalogueStore, PgSellerStore } from './store/pg-seller-stores.js';
 import { PaymentIdService } from './payment-ids/payment-id-service.js';
+import { PaymentIdSweeper } from './payment-ids/payment-id-sweeper.js';
 import { PgPaymentIdStore } from './store/pg-payment-id-store.js';
 
 export interface SellersWingDeps {
@@ -68,6 +69,8 @@ export interface SellersWing {
   gate: GateService;
   /** The x402 payment-identifier store of sellers' paywalls (./payment-ids/). */
   paymentIds: PaymentIdService;
+  /** Deletes every seller's expired payment-identifier rows (run in the background by the app). */
+  paymentIdSweeper: PaymentIdSweeper;
   gateStore: PgGateCatalogueStore;
 }
 
@@ -110,7 +113,8 @@ export function createSellersWing(deps: SellersWingDeps): SellersWing {
     ledgerVerifier,
     endpoints: new EndpointMatcherCache(new PgEndpointRoutes(knex)),
   });
-  const pendingCap = new LedgerPendingCap(new PgPendingRowCounts(knex), config.ledgerMaxPendingPerSeller);
+  const { ledgerMaxPendingPerSeller: perSeller, ledgerMaxPendingPerAccount: perAccount } = config;
+  const pendingCap = new LedgerPendingCap(new PgPendingRowCounts(knex), perSeller, perAccount);
   // The platform as merchant of record: per-seller collection wallets and payouts out of them (docs/adr/0011).
   const defaultNetwork = chains.resolve(config.defaultChain)?.network ?? config.defaultChain;
   const collections = new PlatformWallets({
@@ -142,6 +146,15 @@ export function createSellersWing(deps: SellersWingDeps): SellersWing {
     collections,
     defaultNetwork,
   });
-  const paymentIds = new PaymentIdService({ store: new PgPaymentIdStore(knex), clock });
-  return { ledgerVerifier, sellers, ledger, pendingCap, payTo, payouts, collections, gate, paymentIds, gateStore };
+  const ids = paymentIdParts(deps);
+  return { ledgerVerifier, sellers, ledger, pendingCap, payTo, payouts, collections, gate, gateStore, ...ids };
+}
+
+/** The payment-identifier store's service, with its per-seller budgets, and the sweep of its expired rows. */
+function paymentIdParts(deps: SellersWingDeps): Pick<SellersWing, 'paymentIds' | 'paymentIdSweeper'> {
+  const store = new PgPaymentIdStore(deps.knex);
+  return {
+    paymentIds: new PaymentIdService({ store, clock: deps.clock, bounds: deps.config.paymentIdBounds }),
+    paymentIdSweeper: new PaymentIdSweeper({ store, clock: deps.clock, log: deps.log }),
+  };
 }

@@ -4,7 +4,8 @@
  * /v1/wallets/{id}/policy/signed — the document goes to the signer (`set_wallet_policy`), which verifies it
  * against the wallet's policy authority and its version; only once the signer accepted it is the policy
  * stored with its version, issued_at, signature and authority, and a `policy.signed` audit row carrying the
- * signature, in one transaction under the wallet's lock.
+ * signature, in one transaction under the wallet's lock. Every accepted document is stored and audited, the
+ * same policy under a newer version too: the signer already holds it, and the stored version must follow.
  *
  * Defends: a policy stored as signed that the signer did not accept; an older accepted document overwriting a
  * newer one stored meanwhile (409 `policy_version_stale`); a document stored for an address the wallet no
@@ -19,6 +20,7 @@ import type { TreasuryMetrics } from '../metrics/treasury-metrics.js';
 import type { SignerGateway } from '../signing/signer-gateway.js';
 import type { WalletPolicy } from '../../shared/api-responses/pay-responses.js';
 import { ownerPolicyView, readOwnerPolicy } from './read-owner-policy.js';
+import { storedPolicyHash } from './policy-audit.js';
 import type { WalletStore } from './store/wallet-store.js';
 import { activeOf, type WalletService } from './wallet-service.js';
 
@@ -110,10 +112,13 @@ function refuseStale(address: string, signedFor: string, stored: string | null |
     throw new AppError('policy_version_stale', { fields: { current_version: Number(stored) } });
 }
 
-/** The `policy.signed` audit payload: the policy before and after, and the document with its signature. */
+/**
+ * The `policy.signed` audit payload: the previous policy's hash (the chain holds that policy whole, in the
+ * row that set it: ./policy-audit.ts), the new policy, and the document with its signature.
+ */
 function signedPayload(previous: Record<string, unknown>, input: SignedPolicyInput, accepted: SetWalletPolicyResult) {
   return {
-    previous,
+    previous_policy_hash: storedPolicyHash(previous),
     policy: input.policy,
     version: accepted.version,
     issued_at: input.issued_at,

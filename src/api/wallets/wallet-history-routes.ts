@@ -14,25 +14,30 @@ import { historyQuerySchema } from './wallet-schemas.js';
 import { validate } from '../http/validate.js';
 import { walletBearer, type WalletRouteDeps } from './wallet-bearer.js';
 import type { WalletHistoryService } from './wallet-history-service.js';
+import { walletTenant } from './wallet-tenant.js';
 
 export function walletHistoryRoutes(deps: WalletRouteDeps & { history: WalletHistoryService }): Router {
   const router = new Router();
+  /** The wallet the route names, within the bearer's account, and the bearer's tenant (./wallet-tenant.ts). */
   const walletOf = async (ctx: { get(h: string): string; params: Record<string, string> }) => {
-    const { accountId } = await walletBearer(deps, ctx.get('authorization'), true);
+    const { principal, accountId } = await walletBearer(deps, ctx.get('authorization'), true);
     const walletId = validate(walletIdSchema, ctx.params.id, 'path');
-    return (await deps.wallets.getActive(accountId, walletId)).id;
+    return {
+      walletId: (await deps.wallets.getActive(accountId, walletId)).id,
+      tenant: walletTenant(principal, accountId),
+    };
   };
 
   router.get('/v1/wallets/:id/decisions', async (ctx) => {
-    const walletId = await walletOf(ctx);
+    const { walletId } = await walletOf(ctx);
     const { limit } = validate(historyQuerySchema, ctx.query, 'query');
     ctx.body = await deps.history.decisions(walletId, limit);
   });
 
   router.get('/v1/wallets/:id/audit', async (ctx) => {
-    const walletId = await walletOf(ctx);
+    const { walletId, tenant } = await walletOf(ctx);
     const { limit } = validate(historyQuerySchema, ctx.query, 'query');
-    ctx.body = await deps.history.audit(walletId, limit);
+    ctx.body = await deps.history.audit(walletId, limit, tenant);
   });
 
   return router;

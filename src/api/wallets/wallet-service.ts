@@ -29,6 +29,7 @@ import type { WalletPolicy } from '../../../policy/policy-schema.js';
 import type { WalletBoundsConfig } from '../config/app-config.js';
 import { refuseOverWalletBounds } from './wallet-bounds.js';
 import { readOwnerPolicy } from './read-owner-policy.js';
+import { samePolicy, storedPolicyHash } from './policy-audit.js';
 import type { WalletKey, WalletRow, WalletRowPage, WalletStore } from './store/wallet-store.js';
 
 export type { WalletRow } from './store/wallet-store.js';
@@ -183,7 +184,9 @@ export class WalletService {
    * Replaces the wallet's policy (already validated and normalised by the schema), unsigned: refused with 409
    * `policy_signature_required` while the signer holds an owner-signed policy for the wallet (asked first;
    * 503 when it cannot say), or the API stored one under the wallet's lock (a signed change that landed
-   * meanwhile). Signed changes: ./owner-policy-service.ts.
+   * meanwhile). The same policy as the stored one writes nothing (no audit row, `updated_at` unchanged); a
+   * change writes its `policy.updated` row: the new policy and the previous one's hash (./policy-audit.ts).
+   * Signed changes: ./owner-policy-service.ts.
    */
   async setPolicy(
     accountId: string,
@@ -191,15 +194,18 @@ export class WalletService {
     policy: Record<string, unknown>,
     actor: string,
   ): Promise<WalletView> {
-    const held = await readOwnerPolicy(this.signer, (await this.getActive(accountId, walletId)).address);
+    const wallet = await this.getActive(accountId, walletId);
+    const held = await readOwnerPolicy(this.signer, wallet.address);
     if (held.version !== null) throw signatureRequired(held.version);
+    if (wallet.policy_version == null && samePolicy(wallet.policy, policy)) {
+      this.metrics.walletOperations.inc({ operation: 'set_policy', outcome: 'unchanged' });
+      return this.toView(wallet);
+    }
     const row = await this.changeWallet(walletId, async (found) => {
       const current = activeOf(accountId, walletId, found);
       if (current.policy_version != null) throw signatureRequired(Number(current.policy_version));
-      return {
-        change: { kind: 'set_policy', policy },
-        audit: { eventType: 'policy.updated', actor, payload: { previous: current.policy, policy } },
-      };
+      const payload = { previous_policy_hash: storedPolicyHash(current.policy), policy };
+      return { change: { kind: 'set_policy', policy }, audit: { eventType: 'policy.updated', actor, payload } };
     });
     this.metrics.walletOperations.inc({ operation: 'set_policy', outcome: 'ok' });
     return this.toView(row);

@@ -49,7 +49,8 @@ export type AuditEventView = z.infer<typeof auditEventViewSchema>;
 /**
  * The chain recomputed from its first row: `verified` (every hash and link holds), `broken` (the first row
  * that does not, and why), or `not_checked` for a chain longer than the route recomputes (the operator's
- * `npm run audit:verify -- <wallet_id>` does).
+ * `npm run audit:verify -- <wallet_id>` does), or one whose verification did not get its turn within the wait
+ * (the process was busy verifying other chains: asking again verifies it).
  */
 export const auditVerificationSchema = z.union([
   z.object({ state: z.literal('verified'), rows: z.number().int().nonnegative() }),

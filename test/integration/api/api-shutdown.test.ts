@@ -63,6 +63,7 @@ const API_SHUTDOWN_STEPS = [
   'rate_limit_cleanup',
   'retired_key_reconciler',
   'expired_reservation_sweeper',
+  'payment_id_sweeper',
   'pay_connections',
   'signer_client',
   'database_pool',

@@ -63,6 +63,7 @@ describe('rate limits (HTTP, PostgreSQL, SoftHSM)', function () {
           init: 10,
           token: 10,
           pay: 10,
+          policy: 10,
           discovery: 10,
           auth_failure: 10,
           auth_failure_token: 10,

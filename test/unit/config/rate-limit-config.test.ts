@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { loadAppConfig } from '../../../src/api/config/app-config.js';
 
 describe('app config: rate limits', () => {
-  it('defaults: on, per 60 s window 30 nonces, 10 sign-ins and 120 catalogue reads per address, 1,200 calls and 100,000 payments per token, 60 refused bearers per address and 10 per presented bearer; no trusted proxy', () => {
+  it('defaults: on, per 60 s window 30 nonces, 10 sign-ins and 120 catalogue reads per address, 1,200 calls and 100,000 payments per token, 60 policy writes per account, 60 refused bearers per address and 10 per presented bearer; no trusted proxy', () => {
     const config = loadAppConfig({});
     assert.deepEqual(config.rateLimits, {
       enabled: true,
@@ -12,6 +12,7 @@ describe('app config: rate limits', () => {
       init: 10,
       token: 1200,
       pay: 100_000,
+      policy: 60,
       discovery: 120,
       auth_failure: 60,
       auth_failure_token: 10,
@@ -28,6 +29,7 @@ describe('app config: rate limits', () => {
       TREASURY_RATE_LIMIT_TOKEN: '50',
       TREASURY_RATE_LIMIT_PAY: '500',
       TREASURY_RATE_LIMIT_DISCOVERY: '9',
+      TREASURY_RATE_LIMIT_POLICY: '4',
       TREASURY_RATE_LIMIT_AUTH_FAILURES: '7',
       TREASURY_RATE_LIMIT_AUTH_FAILURES_PER_TOKEN: '3',
       TREASURY_TRUSTED_PROXIES: '10.0.0.0/8',
@@ -39,6 +41,7 @@ describe('app config: rate limits', () => {
       init: 2,
       token: 50,
       pay: 500,
+      policy: 4,
       discovery: 9,
       auth_failure: 7,
       auth_failure_token: 3,

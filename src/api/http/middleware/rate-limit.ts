@@ -1,10 +1,14 @@
 /**
  * Rate limits (docs/security-model.md, Rate limits), counted by rate-limiter-flexible in fixed windows of
- * TREASURY_RATE_LIMIT_WINDOW_SECONDS. Seven buckets:
+ * TREASURY_RATE_LIMIT_WINDOW_SECONDS. Eight buckets:
  *   nonce         POST /v1/identity/nonce, per client address (./client-address.ts);
  *   init          POST /v1/identity/init (an account and an HSM key per new signer), per client address;
  *   token         every authenticated route but the wallet pay routes, per bearer token;
  *   pay           the wallet pay routes (policy, evaluate, pay, transfer, settlement), per bearer token;
+ *   policy        the wallet policy writes (PUT /v1/wallets/{id}/policy and …/policy/signed), on top of pay, per
+ *                 account (src/api/wallets/wallet-tenant.ts: the bearer's platform account, else its Treasury
+ *                 account), so minting more tokens or agents does not multiply it: each write appends an audit
+ *                 row nobody may delete, about 130 KB with a policy at its bounds;
  *   discovery     the public catalogue (GET /discovery/resources, /discovery/search), per client address, in
  *                 each process's memory: a shared count would cost every public read a PostgreSQL write,
  *                 more than the (cached) answer it guards;
@@ -15,8 +19,8 @@
  *   auth_failure_token  refusals of one presented bearer (keyed by its SHA-256, never the bearer), from any
  *                 address: past it, that bearer answers 429 before any lookup. A valid bearer is never counted,
  *                 so never refused; keyed by the whole bearer, not a prefix, so nobody can spend another's count.
- * nonce, init and token are counted in PostgreSQL (table rate_limits, created by a migration), so every API
- * process shares one count; each process also remembers a key found over its limit until its window ends
+ * nonce, init, token and policy are counted in PostgreSQL (table rate_limits, created by a migration), so every
+ * API process shares one count; each process also remembers a key found over its limit until its window ends
  * and answers it from memory, and counts in memory alone while PostgreSQL does not answer (the insurance
  * limiter), so an outage neither blocks every request nor lifts the limits. pay is counted in each
  * process's memory only (the auth_failure buckets too: their check runs on every request that carries a bearer):
@@ -48,7 +52,8 @@ import { BoundedWindowCounter } from './bounded-window-counter.js';
 import { clientAddressOf, type TrustedProxy } from './client-address.js';
 import { isCrossSiteSubresource } from './cross-site-request.js';
 
-export type RateLimitBucket = 'nonce' | 'init' | 'token' | 'pay' | 'discovery' | 'auth_failure' | 'auth_failure_token';
+export type RateLimitBucket =
+  'nonce' | 'init' | 'token' | 'pay' | 'policy' | 'discovery' | 'auth_failure' | 'auth_failure_token';
 
 /** The buckets rate-limiter-flexible counts (auth_failure_token has its own bounded counter). */
 type CountedBucket = Exclude<RateLimitBucket, 'auth_failure_token'>;
@@ -90,6 +95,9 @@ export class RateLimits {
       init: shared('init', config.init),
       token: shared('token', config.token),
       pay: new RateLimiterMemory({ keyPrefix: 'pay', points: config.pay, duration }),
+      // Shared: a policy write is a PostgreSQL transaction and an audit row already, and N processes must not
+      // allow N times the rows.
+      policy: shared('policy', config.policy),
       discovery: new RateLimiterMemory({ keyPrefix: 'discovery', points: config.discovery, duration }),
       auth_failure: new RateLimiterMemory({ keyPrefix: 'auth_failure', points: config.auth_failure, duration }),
     });

@@ -1,19 +1,23 @@
 /**
- * How many ledger rows one seller may have waiting for on-chain verification (TREASURY_LEDGER_MAX_PENDING_PER_SELLER,
- * 10,000 by default). Every report route asks `admit` before it stores anything: a single row or a whole batch
- * (each row with its seller) is admitted when, for each seller, its pending rows plus the report's new transactions
- * (those it has not reported before) stay within the cap; otherwise the whole report is refused — 429
- * `ledger_pending_limit` with `Retry-After`, nothing stored — so a batch is never stored in part. A report of
- * transactions already stored (a retry) adds nothing and is always admitted.
+ * How many ledger rows one seller, and one account over all its sellers, may have waiting for on-chain verification
+ * (TREASURY_LEDGER_MAX_PENDING_PER_SELLER, 10,000 by default; TREASURY_LEDGER_MAX_PENDING_PER_ACCOUNT, 20,000). Every
+ * report route asks `admit` before it stores anything: a single row or a whole batch (each row with its seller) is
+ * admitted when, for each seller, its pending rows plus the report's new transactions (those it has not reported
+ * before) stay within the seller cap, and for each account, its sellers' pending rows plus all their new ones stay
+ * within the account cap; otherwise the whole report is refused — 429 `ledger_pending_limit` (`scope` `seller` or
+ * `account`) with `Retry-After`, nothing stored — so a batch is never stored in part. A report of transactions
+ * already stored (a retry) adds nothing and is always admitted.
  *
  * Defends: a seller reporting made-up transactions by the thousand to fill the verifier's queue and multiply its
- * RPC calls (the verifier also serves sellers in turns, ./ledger-fair-claim.ts). Counting reads the seller's
- * pending rows on their own index (migration 20261128150000), at most cap + 1 of them.
- * Does not defend: reports of one seller arriving at the same moment, which are counted without a lock (a lock
- * would hold a pooled connection per waiting report): the cap can be passed by the rows of the reports in flight
- * together, at most 100 per request. Rows parked for a reason the seller can fix (no proven pay-to) count too.
- * The same cap bounds the other way rows become pending: proving a pay-to reopens rows rejected for paying an
- * address not proven yet only as far as `maxPending` leaves room (../seller-pay-to-service.ts).
+ * RPC calls (the verifier also serves accounts, and their sellers, in turns: ../store/ledger-fair-claim.ts); an
+ * account multiplying that by its sellers (up to TREASURY_MAX_SELLERS_PER_ACCOUNT of them: the account cap is
+ * shared). Counting reads the pending rows on their own index (migration 20261128150000), the seller's and the
+ * account's sellers' (joined by sellers.account_id, on the (account_id, created_at, id) index), at most cap + 1 of them.
+ * Does not defend: reports of one seller or account arriving at the same moment, which are counted without a lock
+ * (a lock would hold a pooled connection per waiting report): a cap can be passed by the rows of the reports in
+ * flight together, at most 100 per request. Rows parked for a reason the seller can fix (no proven pay-to) count
+ * too. The same caps bound the other way rows become pending: proving a pay-to reopens rows rejected for paying an
+ * address not proven yet only as far as both caps leave room (../seller-pay-to-service.ts).
  */
 import { ledgerTxKey, type LedgerReportBody } from '../../../shared/ledger-report-schema.js';
 import { AppError } from '../../errors/app-error.js';
@@ -21,11 +25,12 @@ import type { SellerRow } from '../seller-views.js';
 import type { PendingRowCounts } from '../store/ledger-stores.js';
 
 export const DEFAULT_MAX_PENDING_PER_SELLER = 10_000;
+export const DEFAULT_MAX_PENDING_PER_ACCOUNT = 20_000;
 /** The retry hint of a refusal: rows leave `pending` as the verifier decides them, within a minute or two. */
 const RETRY_AFTER_SECONDS = 60;
 
 export interface ReportedRow {
-  seller: Pick<SellerRow, 'id'>;
+  seller: Pick<SellerRow, 'id' | 'account_id'>;
   row: Pick<LedgerReportBody, 'tx_hash' | 'network'>;
 }
 
@@ -34,20 +39,30 @@ export class LedgerPendingCap {
     private readonly counts: PendingRowCounts,
     /** The most pending rows a seller may have; proving a pay-to reopens rows within it too (../seller-pay-to-service.ts). */
     readonly maxPending = DEFAULT_MAX_PENDING_PER_SELLER,
+    /** The most pending rows of all of an account's sellers together; likewise. */
+    readonly maxPendingPerAccount = DEFAULT_MAX_PENDING_PER_ACCOUNT,
   ) {}
 
-  /** Resolves when every seller of `rows` has room for its new rows; throws `ledger_pending_limit` otherwise. */
+  /** Resolves when every seller and account of `rows` has room for its new rows; throws `ledger_pending_limit` otherwise. */
   async admit(rows: readonly ReportedRow[]): Promise<void> {
-    const bySeller = new Map<string, Set<string>>();
+    const bySeller = new Map<string, { accountId: string; hashes: Set<string> }>();
     for (const { seller, row } of rows) {
-      const hashes = bySeller.get(seller.id) ?? new Set<string>();
-      bySeller.set(seller.id, hashes.add(ledgerTxKey(row)));
+      const entry = bySeller.get(seller.id) ?? { accountId: seller.account_id, hashes: new Set<string>() };
+      entry.hashes.add(ledgerTxKey(row));
+      bySeller.set(seller.id, entry);
     }
-    for (const [sellerId, hashes] of bySeller) {
+    const freshByAccount = new Map<string, number>();
+    for (const [sellerId, { accountId, hashes }] of bySeller) {
       const fresh = hashes.size - (await this.storedCount(sellerId, [...hashes]));
       if (fresh === 0) continue;
-      const pending = await this.pendingCount(sellerId);
-      if (pending + fresh > this.maxPending) throw this.refusal(pending);
+      const pending = await this.counts.pending(sellerId, this.maxPending + 1);
+      if (pending + fresh > this.maxPending) throw this.refusal('seller', this.maxPending, pending);
+      freshByAccount.set(accountId, (freshByAccount.get(accountId) ?? 0) + fresh);
+    }
+    for (const [accountId, fresh] of freshByAccount) {
+      const pending = await this.counts.pendingOfAccount(accountId, this.maxPendingPerAccount + 1);
+      if (pending + fresh > this.maxPendingPerAccount)
+        throw this.refusal('account', this.maxPendingPerAccount, pending);
     }
   }
 
@@ -56,18 +71,14 @@ export class LedgerPendingCap {
     return this.counts.reported(sellerId, hashes);
   }
 
-  /** The seller's pending rows, counted up to the cap + 1 (a seller far above it costs no more). */
-  private pendingCount(sellerId: string): Promise<number> {
-    return this.counts.pending(sellerId, this.maxPending + 1);
-  }
-
-  private refusal(pending: number): AppError {
+  private refusal(scope: 'seller' | 'account', max: number, pending: number): AppError {
     return new AppError('ledger_pending_limit', {
       headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) },
       recovery: { kind: 'retry_later', retry_after_seconds: RETRY_AFTER_SECONDS },
       fields: {
-        max_pending_rows: this.maxPending,
-        pending_rows: Math.min(pending, this.maxPending),
+        scope,
+        max_pending_rows: max,
+        pending_rows: Math.min(pending, max),
         retry_after_seconds: RETRY_AFTER_SECONDS,
       },
     });

@@ -1,9 +1,9 @@
 /**
  * The background worker that decides pending seller ledger rows on chain (docs/adr/0009-ledger-verification.md).
- * Each round claims a batch of due `pending` rows, sellers in turns (../store/ledger-fair-claim.ts; a lease on
- * `next_check_at`, FOR UPDATE SKIP LOCKED, so every API process may run one without two checking the same row),
- * reads each row's transaction with its receipt and depth from the network's RPC, `bounded` at `concurrency` at
- * once, and writes the verdict of ../chain/verify-ledger-transfer.ts against where the row's money may have
+ * Each round claims a batch of due `pending` rows, accounts and their sellers in turns (../store/ledger-fair-claim.ts;
+ * a lease on `next_check_at`, FOR UPDATE SKIP LOCKED, so every API process may run one without two checking the same
+ * row), reads each row's transaction with its receipt and depth from the network's RPC, `bounded` at `concurrency`
+ * at once, and writes the verdict of ../chain/verify-ledger-transfer.ts against where the row's money may have
  * gone (../store/ledger-row-claim.ts; the row names the buyer's authorization only when the transaction spent it,
  * docs/adr/0011-merchant-of-record.md): `verified` (PostgreSQL triggers then add it to the seller's revenue, and
  * a platform_mor one to its collection wallet's collected and the seller's payables), `rejected` with a reason,
@@ -65,7 +65,7 @@ export interface LedgerVerifierOptions {
   notFoundGraceSeconds: number;
   /** Rows claimed per round. */
   batch?: number;
-  /** The most rows of one seller per batch (sellers are served in turns); 25 by default. */
+  /** The most rows of one account (all its sellers) per batch (accounts are served in turns); 25 by default. */
   sellerShare?: number;
   /** First retry delay (ms), doubled per attempt up to maxBackoffMs. */
   baseBackoffMs?: number;
@@ -208,7 +208,7 @@ export class LedgerVerifier {
 
   private async round(): Promise<void> {
     try {
-      // A full batch, or a seller's whole share, may leave more due rows: take the next one at once.
+      // A full batch, or an account's whole share, may leave more due rows: take the next one at once.
       while (!this.stopped && (await this.runOnce()) > 0 && this.moreDue);
       this.metrics.ledgerPendingRows.set(await this.store.pendingCount());
     } catch (err) {
@@ -222,7 +222,7 @@ export class LedgerVerifier {
   /** One batch: claims due pending rows and decides each; answers how many rows it claimed. */
   async runOnce(): Promise<number> {
     const now = this.clock();
-    // Sellers in turns, at most sellerShare rows of one seller per batch (../store/ledger-fair-claim.ts).
+    // Accounts in turns, at most sellerShare rows of one account per batch (../store/ledger-fair-claim.ts).
     const { rows, moreDue } = await this.store.claimDue({
       now,
       leaseUntil: new Date(now.getTime() + this.leaseSeconds * 1000),

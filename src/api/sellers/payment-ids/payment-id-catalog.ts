@@ -22,6 +22,8 @@ const OPERATIONS = [
       'Claim a payment-identifier id before verify, or get who holds it (the stored answer for the same fingerprint)',
     body: paymentIdBeginBodySchema,
     reply: paymentIdBeginReplySchema,
+    /** A new id past the seller's ids budget. */
+    errors: ['payment_id_limit_reached'],
   },
   {
     step: 'complete',
@@ -29,6 +31,8 @@ const OPERATIONS = [
     summary: "Keep a settled payment's answer for its payment-identifier id (24 h)",
     body: paymentIdCompleteBodySchema,
     reply: paymentIdDoneReplySchema,
+    /** An answer that does not fit the seller's bytes budget even without its body. */
+    errors: ['payment_id_limit_reached'],
   },
   {
     step: 'release',
@@ -36,6 +40,7 @@ const OPERATIONS = [
     summary: 'Drop a pending payment-identifier claim whose payment did not settle',
     body: paymentIdReleaseBodySchema,
     reply: paymentIdDoneReplySchema,
+    errors: [],
   },
 ] as const;
 
@@ -48,7 +53,7 @@ export const PAYMENT_ID_CATALOG: CatalogEntry[] = [
     auth: 'service',
     body: o.body,
     replies: { 200: o.reply },
-    errors: ['seller_suspended'],
+    errors: ['seller_suspended', ...o.errors],
   })),
   ...OPERATIONS.map((o): CatalogEntry => ({
     method: 'POST',
@@ -58,6 +63,6 @@ export const PAYMENT_ID_CATALOG: CatalogEntry[] = [
     auth: 'gate',
     body: o.body,
     replies: { 200: o.reply },
-    errors: ['endpoint_not_found'],
+    errors: ['endpoint_not_found', ...o.errors],
   })),
 ];

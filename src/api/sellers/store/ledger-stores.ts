@@ -139,6 +139,8 @@ export interface PendingRowCounts {
   reported(sellerId: string, hashes: readonly string[]): Promise<number>;
   /** The seller's pending rows, counted up to `upTo` (a seller far above it costs no more). */
   pending(sellerId: string, upTo: number): Promise<number>;
+  /** The pending rows of all the account's sellers, counted up to `upTo`. */
+  pendingOfAccount(accountId: string, upTo: number): Promise<number>;
 }
 
 export interface PayToStore {
@@ -147,9 +149,10 @@ export interface PayToStore {
   /**
    * Makes the rows that waited for a pay-to due for verification at `at`, and reopens (pending, due at `at`) the
    * rows rejected for paying an address not proven yet — newest first, only as many as keep the seller's pending
-   * rows within `maxPending`; the others stay rejected (a later proof reopens them as room comes back).
+   * rows within `caps.perSeller` and its account's (all its sellers') within `caps.perAccount`; the others stay
+   * rejected (a later proof reopens them as room comes back).
    */
-  recheckForPayTo(sellerId: string, at: Date, maxPending: number): Promise<void>;
+  recheckForPayTo(sellerId: string, at: Date, caps: { perSeller: number; perAccount: number }): Promise<void>;
   /** The seller's proven addresses, oldest first. */
   listOf(sellerId: string): Promise<Array<{ address: string; created_at: Date }>>;
 }

@@ -180,6 +180,17 @@ export class PgPendingRowCounts implements PendingRowCounts {
     );
     return (result.rows as Array<{ n: number }>)[0]?.n ?? 0;
   }
+
+  async pendingOfAccount(accountId: string, upTo: number): Promise<number> {
+    // The account's sellers on sellers (account_id, …), each one's pending rows on their own index.
+    const result = await this.knex.raw(
+      `SELECT count(*)::int AS n FROM (
+         SELECT 1 FROM sellers s JOIN ledger_entries e ON e.seller_id = s.id AND e.status = 'pending'
+          WHERE s.account_id = ? LIMIT ?) p`,
+      [accountId, upTo],
+    );
+    return (result.rows as Array<{ n: number }>)[0]?.n ?? 0;
+  }
 }
 
 export class PgPayToStore implements PayToStore {
@@ -192,10 +203,10 @@ export class PgPayToStore implements PayToStore {
       .ignore();
   }
 
-  async recheckForPayTo(sellerId: string, at: Date, maxPending: number): Promise<void> {
-    // One statement: the pending count (as the report path counts it, on the pending rows' own index, at most
-    // `maxPending` of them) and the rows it reopens are read from the same snapshot. Rows already pending stay
-    // counted; only rejected ones add to the count, so only they are bounded.
+  async recheckForPayTo(sellerId: string, at: Date, caps: { perSeller: number; perAccount: number }): Promise<void> {
+    // One statement: the pending counts (as the report path counts them, on the pending rows' own index, at most
+    // a cap of them: the seller's, and its account's sellers') and the rows it reopens are read from the same
+    // snapshot. Rows already pending stay counted; only rejected ones add to the counts, so only they are bounded.
     await this.knex.raw(
       `UPDATE ledger_entries SET status = 'pending', reason = 'awaiting_verification', next_check_at = ?
         WHERE seller_id = ?
@@ -204,9 +215,13 @@ export class PgPayToStore implements PayToStore {
               SELECT id FROM ledger_entries
                WHERE seller_id = ? AND status = 'rejected' AND reason = 'recipient_mismatch'
                ORDER BY created_at DESC, id DESC
-               LIMIT GREATEST(0, ?::int - (
-                 SELECT count(*) FROM (SELECT 1 FROM ledger_entries WHERE seller_id = ? AND status = 'pending' LIMIT ?) p)))))`,
-      [at, sellerId, sellerId, maxPending, sellerId, maxPending],
+               LIMIT GREATEST(0, LEAST(
+                 ?::int - (SELECT count(*) FROM (
+                   SELECT 1 FROM ledger_entries WHERE seller_id = ? AND status = 'pending' LIMIT ?) p),
+                 ?::int - (SELECT count(*) FROM (
+                   SELECT 1 FROM sellers s JOIN ledger_entries e ON e.seller_id = s.id AND e.status = 'pending'
+                    WHERE s.account_id = (SELECT account_id FROM sellers WHERE id = ?) LIMIT ?) a))))))`,
+      [at, sellerId, sellerId, caps.perSeller, sellerId, caps.perSeller, caps.perAccount, sellerId, caps.perAccount],
     );
   }
 
