@@ -247,12 +247,10 @@ describe('xx CLI against the npm start sandbox (real binary, real chain)', funct
       fs.writeFileSync(file, JSON.stringify({ ...s, session: `as_${'0'.repeat(43)}` }), { mode: 0o600 });
     };
     stale(sessionFile);
-    // A session-using command (the seller flow); the PAT commands sign the owner in again instead.
-    const sellers = json(
-      await xx(['service', 'list', '--remote', '--json'], env),
-      'service list --remote after the session went stale',
-    );
-    assert.ok(Array.isArray(sellers.sellers));
+    // A session-using command (an agent read: whoami and the agent's wallets); the PAT commands and the account's
+    // sellers (`service list --remote`) sign the owner in again instead.
+    const who = json(await xx(['whoami', '--session', '--json'], env), 'whoami --session after the session went stale');
+    assert.deepEqual([who.source, who.session_origin], ['session', 'pat_exchange']);
     assert.notEqual(
       JSON.parse(fs.readFileSync(sessionFile, 'utf8')).session,
       `as_${'0'.repeat(43)}`,
@@ -260,11 +258,16 @@ describe('xx CLI against the npm start sandbox (real binary, real chain)', funct
     );
     const pats = json(await xx(['pat', 'list', '--json'], env), 'pat list (signs in again with the seed)');
     assert.ok(pats.pats.length >= 2);
+    const sellers = json(
+      await xx(['service', 'list', '--remote', '--json'], env),
+      'service list --remote (signs in again with the seed)',
+    );
+    assert.ok(Array.isArray(sellers.sellers));
 
     const agent = json(await xx(['agent', 'show', '--json'], env), 'agent show');
     json(await xx(['pat', 'revoke', agent.pat_id, '--json'], env), 'pat revoke');
     stale(sessionFile);
-    const refused = await xx(['service', 'list', '--remote', '--json'], env);
+    const refused = await xx(['whoami', '--session', '--json'], env);
     assert.equal(refused.code, 1, refused.stderr);
     const e = errJson(refused);
     assert.equal(e.error_code, 'reauthenticate');

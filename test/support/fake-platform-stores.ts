@@ -16,6 +16,7 @@ import type {
   AgentStore,
   NewCredential,
   NewPat,
+  PatBound,
   PatRow,
   PatScope,
   PatStore,
@@ -76,7 +77,16 @@ export class FakePatStore implements PatStore {
     };
   }
 
-  async insert(pat: NewPat): Promise<PatRow> {
+  /** Counts the account's live PATs (not revoked, expired or spent) for `bound`, as the PostgreSQL store does. */
+  async insert(pat: NewPat, bound: PatBound): Promise<PatRow> {
+    const live = [...this.pats.values()].filter(
+      (p) =>
+        p.account_id === pat.accountId &&
+        p.revoked_at === null &&
+        (p.expires_at === null || p.expires_at > pat.createdAt) &&
+        !(p.single_use && p.used_at !== null),
+    );
+    bound.admit(Math.min(live.length, bound.limit));
     const row: FakePat = {
       id: pat.id,
       account_id: pat.accountId,
@@ -163,8 +173,19 @@ export class FakeAccountStore implements AccountStore {
     throw new AppError('invalid_token');
   }
 
-  async insertTreasuryPat(pat: Parameters<AccountStore['insertTreasuryPat']>[0]) {
+  /** Counts the holder's Treasury PATs written here (none is revoked in this fake) for `bound`. */
+  async insertTreasuryPat(pat: Parameters<AccountStore['insertTreasuryPat']>[0], bound: PatBound) {
+    const holder = (p: typeof pat) => p.ownerAccountId ?? p.accountId;
+    bound.admit(Math.min(this.treasuryPats.filter((p) => holder(p) === holder(pat)).length, bound.limit));
     this.treasuryPats.push(pat);
+  }
+
+  /** Revokes the account's api keys (the Treasury PATs here have no revocation of their own). */
+  async revokeCredentials(accountId: string, _actor: string, now: Date) {
+    const live = this.apiKeys.filter((k) => k.accountId === accountId && k.revokedAt === null);
+    for (const k of live) k.revokedAt = now;
+    const revoked = live.map((k) => k.id);
+    return { revoked, tokenIds: revoked };
   }
 }
 

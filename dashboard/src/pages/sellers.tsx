@@ -1,5 +1,6 @@
 /**
- * Sellers (/dashboard/sellers and /dashboard/sellers/{id}): the account's sellers, or the one a service PAT
+ * Sellers (/dashboard/sellers and /dashboard/sellers/{id}): the account's sellers, read with the owner's sign-in
+ * (a session handed over by the CLI is asked for it instead: ../api/seller-access.ts), or the one a service PAT
  * opens; for a seller, its endpoints and prices, how they appear in the public catalogue (./sellers-discovery.tsx),
  * the origin verification steps with the token to serve,
  * payouts, and its ledger with revenue charts and CSV export (./seller-ledger.tsx).
@@ -242,15 +243,25 @@ function Seller({ id, token }: { id: string; token: string }) {
   );
 }
 
+/** What the sign-in panel says to a session handed over by the CLI, which the API refuses sellers (403). */
+const OWNER_NEEDED =
+  'Seller pages need the owner’s sign-in. This session was handed over by the CLI and acts as the agent, which may not read the account’s sellers or their ledger: sign in with the wallet that owns the sellers, or open one seller with its service PAT.';
+
 export function SellersPage() {
   const { params } = useRoute();
-  const { token, sellerId } = useSellerAccess();
+  const { token, sellerId, ownerNeeded } = useSellerAccess();
   return (
     <>
       <h1>Sellers</h1>
       {!token ? (
         <div class="grid">
-          <SignInPanel reason="Sign in with the wallet that owns the sellers, run `xx dashboard`, or open one seller with its service PAT." />
+          <SignInPanel
+            reason={
+              ownerNeeded
+                ? OWNER_NEEDED
+                : 'Sign in with the wallet that owns the sellers, or open one seller with its service PAT.'
+            }
+          />
           <ServicePatForm />
         </div>
       ) : params.id ? (

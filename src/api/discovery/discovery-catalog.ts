@@ -50,7 +50,7 @@ export const DISCOVERY_CATALOG: CatalogEntry[] = [
     path: '/v1/sellers/{id}/discovery',
     operationId: 'readSellerDiscovery',
     summary: "How the seller's endpoints appear in the public catalogue: listed or why not, price, revenue, uptime",
-    auth: 'session_or_service',
+    auth: 'owner_session_or_service',
     replies: { 200: sellerDiscoverySchema },
     errors: ['seller_not_found'],
   },

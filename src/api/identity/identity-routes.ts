@@ -73,7 +73,7 @@ export function identityRoutes(deps: {
 
   router.post('/v1/auth/logout', async (ctx) => {
     const principal = await platformPrincipal(ctx);
-    const { sessionId } = requireSession(principal, 'account');
+    const { sessionId } = requireSession(principal, 'self');
     const { ended, ...loggedOut } = await deps.identity.logout(sessionId);
     ctx.body = loggedOut;
     for (const id of [sessionId, ...ended]) deps.auth.forget(id);

@@ -1,7 +1,9 @@
 /**
  * Sign-in and sessions. A server-issued nonce (single use, 10 minutes) goes into a SIWE or SIWS message;
  * `init` verifies it, consumes the nonce atomically (a replay finds it used), creates the account and its
- * first agent (with its own Treasury account) on first sign-in, and issues an `as_` session that expires.
+ * first agent (with its own Treasury account) on first sign-in, and issues an `as_` session that expires —
+ * after the session TTL, or at the signed message's Expiration Time when that is sooner (of the SIWE message
+ * and of its SIWS attestation alike): a sign-in never outlives the message the owner signed.
  * A SIWE sign-in may carry a SIWS attestation of the same seed's Solana key (same nonce): both identities
  * are then the same account's, so `xx init --chain solana` later lands there; an identity is one account's
  * for ever (PRIMARY KEY (chain, address) of `identities`), and a pair of two accounts is refused.
@@ -112,7 +114,12 @@ export class IdentityService {
     // The sign-in's own proof (SIWE, or SIWS with its base58 signature): kept with its session, it names the
     // owner to the signer (../platform/sign-in-authority.ts).
     const proof = { message: input.message, signature: input.signature };
-    const session = await this.store.inUnit((unit) => this.signIn(unit, { nonce: primary.nonce, proof }, proven, now));
+    // The session ends no later than any message signed for it says (its Expiration Time).
+    const ends = [primary.expiresAt, linked?.expiresAt].filter((d): d is Date => d instanceof Date);
+    const notAfter = ends.length > 0 ? new Date(Math.min(...ends.map((d) => d.getTime()))) : null;
+    const session = await this.store.inUnit((unit) =>
+      this.signIn(unit, { nonce: primary.nonce, proof, notAfter }, proven, now),
+    );
     this.deps.metrics.tokensIssued.inc({ kind: 'session' });
     return session;
   }
@@ -123,7 +130,7 @@ export class IdentityService {
    */
   private async signIn(
     unit: StoreUnit,
-    signIn: { nonce: string; proof: SignInProof | null },
+    signIn: { nonce: string; proof: SignInProof | null; notAfter: Date | null },
     proven: IdentityKey[],
     now: Date,
   ): Promise<SessionGrant> {
@@ -158,24 +165,34 @@ export class IdentityService {
       await this.deps.agents.spawnIn(unit, accountId, { label: 'default', authority }, now);
     }
     const agentId = await this.deps.agents.firstOf(unit, accountId);
-    const session = await this.issueSession(unit, { accountId, origin: 'sign_in', proof: signIn.proof }, now);
+    const session = await this.issueSession(
+      unit,
+      { accountId, origin: 'sign_in', proof: signIn.proof, notAfter: signIn.notAfter },
+      now,
+    );
     return { ...session, account_id: accountId, agent_id: agentId, created };
   }
 
   /**
-   * A sign-in session is scoped to the account (a root); an exchanged one to its agent, naming its PAT as
+   * A sign-in session is scoped to the account (a root) and ends after the session TTL or at `notAfter` (the
+   * signed message's Expiration Time), whichever is first; an exchanged one to its agent, naming its PAT as
    * parent, with the expiry credential-lineage.ts bounded.
    */
   private async issueSession(
     unit: StoreUnit,
     from:
-      | { accountId: string; origin: 'sign_in'; proof: SignInProof | null }
+      | { accountId: string; origin: 'sign_in'; proof: SignInProof | null; notAfter: Date | null }
       | { accountId: string; origin: 'pat_exchange'; agentId: string; patId: string; expiresAt: Date },
     now: Date,
   ): Promise<{ session: string; expires_at: string }> {
     const session = generateToken(TOKEN_PREFIXES.session);
+    const ttlEnd = new Date(now.getTime() + this.options.sessionTtlSeconds * 1000);
     const expiresAt =
-      from.origin === 'pat_exchange' ? from.expiresAt : new Date(now.getTime() + this.options.sessionTtlSeconds * 1000);
+      from.origin === 'pat_exchange'
+        ? from.expiresAt
+        : from.notAfter !== null && from.notAfter < ttlEnd
+          ? from.notAfter
+          : ttlEnd;
     const exchanged = from.origin === 'pat_exchange';
     await this.store.insertSession(unit, {
       id: generateId('ses_'),

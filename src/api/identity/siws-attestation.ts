@@ -12,7 +12,8 @@
  * cluster; a message that is not in the canonical layout (what parses must re-create byte for byte, so no
  * two texts verify as one); a sign-in as an address nobody holds the key of (a small-order public key such as
  * the all-zero address, for which a signature anyone can make verifies any message under ZIP-215 rules).
- * Malformed timestamps are refused, not ignored.
+ * Malformed timestamps are refused, not ignored. The message's Expiration Time is returned: the session it
+ * signs in ends no later (identity-service.ts).
  * Does not defend: nonce freshness and single use — the caller consumes the nonce (identity-service.ts).
  */
 import { base58 } from '@scure/base';
@@ -75,7 +76,7 @@ export function verifySiws(attestation: SiwsAttestation, expect: SignInExpectati
       fields: { chain_id: parsed.chainId.slice(0, 64), supported: [...SOLANA_CHAIN_IDS] },
     });
   checkOrigin(parsed.domain, parsed.uri, expect);
-  checkTimes(
+  const expiresAt = checkTimes(
     timestamp(parsed.issuedAt, 'Issued At'),
     timestamp(parsed.expirationTime, 'Expiration Time'),
     timestamp(parsed.notBefore, 'Not Before'),
@@ -103,5 +104,5 @@ export function verifySiws(attestation: SiwsAttestation, expect: SignInExpectati
   }
   // The library's check is ZIP-215 (a small-order key verifies anything): the strict check of the same bytes too.
   if (!ok || !verifyEd25519Strict(signature, signedMessage, publicKey)) throw new AppError('sign_in_signature_invalid');
-  return { chain: 'solana', address: attestation.public_key, nonce: parsed.nonce };
+  return { chain: 'solana', address: attestation.public_key, nonce: parsed.nonce, expiresAt };
 }

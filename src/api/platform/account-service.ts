@@ -1,7 +1,8 @@
 /**
- * Treasury accounts: minting (a per-account key generated in the HSM, stored only wrapped) and
+ * Treasury accounts: minting (a per-account key generated in the HSM, stored only wrapped),
  * Treasury-scoped PATs (by the operator or the account's legacy api key only; lineage in
- * credential-lineage.ts). Secrets are returned once and stored only as SHA-256.
+ * credential-lineage.ts; bounded by ./pat-bounds.ts) and the operator's revocation of every credential of an
+ * account. Secrets are returned once and stored only as SHA-256.
  *
  * Every account key is made with a policy authority for the signer (docs/adr/0012-owner-signed-policies.md):
  * the owner, proven by their own SIWE sign-in, for an agent's account made by a sign-in or by its session;
@@ -12,6 +13,7 @@ import { requireBoundChild } from '../auth/lineage-parent.js';
 import { TOKEN_PREFIXES, generateId, generateToken, hashToken } from '../auth/token-codec.js';
 import { AppError } from '../errors/app-error.js';
 import type { TreasuryMetrics } from '../metrics/treasury-metrics.js';
+import { refuseOverPatBound } from './pat-bounds.js';
 import type { StoreUnit } from '../db/store-unit.js';
 import type { AuthorityRequest } from '../../../signer/protocol/signer-protocol.js';
 import type { AccountRow, AccountStore } from './store/platform-stores.js';
@@ -31,6 +33,8 @@ export interface AccountServiceDeps {
   store: AccountStore;
   signer: AccountKeySigner;
   metrics: TreasuryMetrics;
+  /** TREASURY_MAX_PATS_PER_ACCOUNT: a Treasury PAT's holder's live PATs at most (./pat-bounds.ts). */
+  maxPats: number;
 }
 
 export class AccountService {
@@ -110,6 +114,24 @@ export class AccountService {
   }
 
   /**
+   * The operator's remedy for a Treasury account whose credentials leaked: every live credential of it ends —
+   * its legacy api key, its Treasury PATs (a successor the key's revocation kept as a root too, whoever asked
+   * for it), the PATs of the agent holding it — with everything made within them, and an audit row
+   * (`credentials.revoked`). Idempotent: nothing live, nothing to end (`revoked: 0`). The account and its
+   * wallets stay; the operator mints the holder a new Treasury PAT (POST /v1/treasuries/{id}/pats) and an
+   * agent's owner mints new PATs with a sign-in. Returns every id ended, for the bearer cache.
+   */
+  async revokeCredentials(
+    accountId: string,
+    actor: string,
+  ): Promise<{ revoked_at: string; revoked: number; token_ids: string[] }> {
+    await this.get(accountId);
+    const now = new Date();
+    const { revoked, tokenIds } = await this.deps.store.revokeCredentials(accountId, actor, now);
+    return { revoked_at: now.toISOString(), revoked: revoked.length, token_ids: tokenIds };
+  }
+
+  /**
    * A Treasury PAT of the account, minted by the operator (a root) or by the account's legacy api key (its
    * child: src/api/auth/credential-lineage.ts bounds it, and revoking the key revokes it, unless it is the
    * successor that revokes the key). It belongs to the platform account whose agent holds this Treasury
@@ -137,17 +159,21 @@ export class AccountService {
       now,
     );
     const ownerAccountId = await this.deps.store.ownerOfTreasury(accountId);
-    await this.deps.store.insertTreasuryPat({
-      id,
-      tokenHash: hashToken(token),
-      label: input.label ?? null,
-      createdBy: minter.actor,
-      createdAt: now,
-      accountId,
-      ownerAccountId,
-      expiresAt: child.expiresAt,
-      parentId: child.parentId,
-    });
+    const limit = this.deps.maxPats;
+    await this.deps.store.insertTreasuryPat(
+      {
+        id,
+        tokenHash: hashToken(token),
+        label: input.label ?? null,
+        createdBy: minter.actor,
+        createdAt: now,
+        accountId,
+        ownerAccountId,
+        expiresAt: child.expiresAt,
+        parentId: child.parentId,
+      },
+      { limit, admit: (live) => refuseOverPatBound(live, limit) },
+    );
     this.deps.metrics.tokensIssued.inc({ kind: 'pat' });
     return {
       id,

@@ -19,7 +19,7 @@ export const PAT_CATALOG: CatalogEntry[] = [
     auth: 'owner_session',
     body: createPatBodySchema,
     replies: { 201: createdPatSchema },
-    errors: ['scope_not_found', 'pat_not_found', 'lineage_exceeds_parent'],
+    errors: ['scope_not_found', 'pat_not_found', 'lineage_exceeds_parent', 'pat_limit_reached'],
   },
   {
     method: 'GET',

@@ -9,6 +9,8 @@
  * PAT's child, and one minted `within_session` (the dashboard's) the session's, bounded by credential-lineage.ts
  * and revoked with its parent. Lists hold every PAT of the account, whoever minted it. Stored only as SHA-256. Lists are paged (keyset on created_at, id) and
  * only ever hold the caller's account's PATs; a seller's list narrows them to that seller's service PATs.
+ * An account holds at most TREASURY_MAX_PATS_PER_ACCOUNT live PATs, whatever minted them (./pat-bounds.ts:
+ * 409 `pat_limit_reached`, counted under the account's lock).
  */
 import { formatUsd, parseUsd } from '../../../policy/money.js';
 import { requireBoundChild } from '../auth/lineage-parent.js';
@@ -17,6 +19,7 @@ import { TOKEN_PREFIXES, generateId, generateToken, hashToken } from '../auth/to
 import type { PageRequest } from '../db/keyset-cursor.js';
 import { AppError } from '../errors/app-error.js';
 import type { TreasuryMetrics } from '../metrics/treasury-metrics.js';
+import { refuseOverPatBound } from './pat-bounds.js';
 import type { PatRow, PatScope, PatStore } from './store/platform-stores.js';
 import type { CreatedPat, PatPage, PatView } from '../../shared/api-responses/pat-responses.js';
 
@@ -26,6 +29,8 @@ export interface PatServiceDeps {
   store: PatStore;
   metrics: Pick<TreasuryMetrics, 'tokensIssued'>;
   clock: () => Date;
+  /** TREASURY_MAX_PATS_PER_ACCOUNT: the account's live PATs at most (./pat-bounds.ts). */
+  maxPats: number;
 }
 
 const toView = (r: PatRow): PatView => ({
@@ -120,21 +125,26 @@ export class PatService {
       now,
     );
     const pat = generateToken(TOKEN_PREFIXES.pat);
-    const row = await this.deps.store.insert({
-      id: generateId('pat_'),
-      tokenHash: hashToken(pat),
-      label: input.label ?? null,
-      createdBy: actor,
-      createdAt: now,
-      accountId,
-      scopeType: child.scopeType,
-      scopeId: child.scopeId,
-      gate: child.gate,
-      singleUse: input.single_use ?? false,
-      dailyCapMicro: child.dailyCapMicro,
-      expiresAt: child.expiresAt,
-      parentId: child.parentId,
-    });
+    const limit = this.deps.maxPats;
+    const bound = { limit, admit: (live: number) => refuseOverPatBound(live, limit) };
+    const row = await this.deps.store.insert(
+      {
+        id: generateId('pat_'),
+        tokenHash: hashToken(pat),
+        label: input.label ?? null,
+        createdBy: actor,
+        createdAt: now,
+        accountId,
+        scopeType: child.scopeType,
+        scopeId: child.scopeId,
+        gate: child.gate,
+        singleUse: input.single_use ?? false,
+        dailyCapMicro: child.dailyCapMicro,
+        expiresAt: child.expiresAt,
+        parentId: child.parentId,
+      },
+      bound,
+    );
     this.deps.metrics.tokensIssued.inc({ kind: 'pat' });
     return { ...toView(row), pat };
   }

@@ -1,6 +1,7 @@
 /**
  * The catalogue entries of the Treasury account routes (./treasury-routes.ts): the accounts the operator
- * mints, their Treasury PATs and the retirement of their legacy api key; src/api/api-catalog.ts
+ * mints, their Treasury PATs, the retirement of their legacy api key and the operator's revocation of every
+ * credential of an account; src/api/api-catalog.ts
  * puts every family together.
  *
  * Defends: a client generated from the document meeting these routes undescribed. Does not defend: who may
@@ -9,6 +10,7 @@
 import type { CatalogEntry } from '../http/openapi/catalog-entry.js';
 import {
   apiKeyRevokedSchema,
+  credentialsRevokedSchema,
   issuedTreasuryPatSchema,
   mintedAccountSchema,
 } from '../../shared/api-responses/account-responses.js';
@@ -33,6 +35,7 @@ export const TREASURIES_CATALOG: CatalogEntry[] = [
     auth: 'treasury_or_operator',
     body: issuePatBodySchema,
     replies: { 201: issuedTreasuryPatSchema },
+    errors: ['pat_limit_reached'],
   },
   {
     method: 'POST',
@@ -42,5 +45,15 @@ export const TREASURIES_CATALOG: CatalogEntry[] = [
     auth: 'treasury_or_operator',
     replies: { 200: apiKeyRevokedSchema },
     errors: ['api_key_not_found'],
+  },
+  {
+    method: 'POST',
+    path: '/v1/treasuries/{id}/credentials/revoke',
+    operationId: 'revokeTreasuryCredentials',
+    summary:
+      "Revoke every credential of the account: api key, Treasury PATs (a successor too), its agent's PATs (operator; idempotent)",
+    auth: 'operator',
+    replies: { 200: credentialsRevokedSchema },
+    errors: ['admin_token_not_configured'],
   },
 ];

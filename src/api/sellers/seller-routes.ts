@@ -1,9 +1,9 @@
 /**
- * Seller routes (platform): /v1/sellers (registering needs the owner's sign-in session, listing any session of
- * the account), a seller's surface: reads take any session of the owning account or the seller's service PAT;
+ * Seller routes (platform): /v1/sellers (registering and listing need the owner's sign-in session), a seller's
+ * surface: reads (`sellerOf(ctx, 'account')`) take the owner's sign-in session or the seller's service PAT;
  * management (profile, origin, OpenAPI URL, payout mode, banking, endpoints and prices, suspend/resume, origin
- * verification, OpenAPI refresh) takes the owner's sign-in session or the service PAT — a session exchanged from
- * an agent PAT is refused (`sellerOf(ctx, 'owner')`, session-powers.ts); service PATs, pay-to proofs and
+ * verification, OpenAPI refresh) too (`sellerOf(ctx, 'owner')`) — a session exchanged from an agent PAT is
+ * refused both, as its PAT is (session-powers.ts); service PATs, pay-to proofs and
  * payout flushes take the owner's sign-in session only; POST /v1/auth/verify (service PAT, for the middleware);
  * the lists (sellers, endpoints, payout flushes, service PATs) paged with `limit` and `cursor`;
  * the ledger: POST /v1/ledger (middleware reports), GET /v1/ledger, /v1/ledger/revenue, /v1/ledger/export;
@@ -39,7 +39,7 @@ import {
 } from './seller-schemas.js';
 import { pageQuerySchema } from '../http/schemas/page-query-schema.js';
 import { platformRouter } from '../platform/platform-principal.js';
-import { validate } from '../http/validate.js';
+import { bodyOrEmpty, validate } from '../http/validate.js';
 import type { LedgerBatchResult, LedgerReported } from '../../shared/api-responses/seller-ledger-responses.js';
 import type { SellerAuthVerify } from '../../shared/api-responses/seller-responses.js';
 import type { SellerPayouts } from './payouts/seller-payouts.js';
@@ -195,7 +195,7 @@ function accessRoutes(kit: SellerRouteKit): void {
     const p = await principalOf(ctx);
     const { accountId } = requireSession(p, 'owner');
     const seller = await deps.sellers.profiles.authorize(p, validate(sellerIdSchema, ctx.params.id, 'path'));
-    const body = validate(issuePatBodySchema, ctx.state.body ?? {});
+    const body = validate(issuePatBodySchema, bodyOrEmpty(ctx.state.body));
     ctx.status = 201;
     ctx.body = await deps.pats.create(accountId, { scope_type: 'service', scope_id: seller.id, ...body }, p.actor);
   });
@@ -258,7 +258,7 @@ function ledgerRoutes(kit: SellerRouteKit): void {
   const { router, deps, principalOf, reportingSeller, ledgerSeller } = kit;
   router.post('/v1/auth/verify', async (ctx) => {
     const seller = await deps.sellers.profiles.authorizeMiddleware(await principalOf(ctx));
-    const { network } = validate(authVerifyBodySchema, ctx.state.body ?? {});
+    const { network } = validate(authVerifyBodySchema, bodyOrEmpty(ctx.state.body));
     const table = await deps.sellers.endpoints.routeTable(seller);
     // Where this seller's buyers pay on the paywall's network: its collection wallet when the platform is its
     // merchant of record, created on first use (null: the seller's own pay-to).
@@ -295,9 +295,9 @@ function ledgerRoutes(kit: SellerRouteKit): void {
   });
   router.get('/v1/ledger/export', async (ctx) => {
     const q = validate(ledgerQuerySchema, ctx.query, 'query');
+    const seller = await ledgerSeller(ctx, q.seller_id); // the bearer first: a refused one learns nothing of the query
     if (q.format !== 'csv')
       throw new AppError('invalid_request', { message: 'format=csv is the supported export format.' });
-    const seller = await ledgerSeller(ctx, q.seller_id);
     ctx.type = 'text/csv; charset=utf-8';
     ctx.set('Content-Disposition', `attachment; filename="ledger-${seller.slug}.csv"`);
     ctx.body = deps.ledger.exportCsv(seller, q);

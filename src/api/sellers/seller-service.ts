@@ -1,7 +1,7 @@
 /**
  * Sellers (services): registration, the seller's profile (name, origin, OpenAPI URL, capabilities, payout
  * mode), banking declaration, suspend/resume, and who may manage a seller. A seller belongs to an account; its
- * management surface is reached with that account's session or with a service PAT scoped to it. Suspend is a
+ * management surface is reached with that account's sign-in session or with a service PAT scoped to it. Suspend is a
  * soft delete: endpoints and ledger survive and resume restores. The account's sellers are listed page by page
  * (keyset on created_at, id).
  *
@@ -10,9 +10,10 @@
  * (./origin/seller-origin-verification.ts), its money (./ledger/seller-ledger-service.ts); `createSellerServices`
  * wires the first three with this one, over the wing's stores (./store/seller-stores.ts).
  *
- * Defends: one account managing another's seller, a service PAT reaching another seller (`authorize`); a
- * suspended seller's middleware building a route table (`authorizeMiddleware`). Does not defend: what the seller
- * declares about itself (banking is `declared` until the operator marks it verified).
+ * Defends: one account managing another's seller, a service PAT reaching another seller, a session exchanged
+ * from an agent PAT reaching the owner's sellers (`authorize`); a suspended seller's middleware building a
+ * route table (`authorizeMiddleware`). Does not defend: what the seller declares about itself (banking is
+ * `declared` until the operator marks it verified).
  */
 import type {
   BankingView,
@@ -130,19 +131,23 @@ export class SellerService {
     return { ...sellerView(seller), pat: pat.pat, pat_id: pat.id, ...(ingest ? { ingest } : {}) };
   }
 
-  /** The seller a principal may manage: the owner's session, or a service PAT scoped to it. */
+  /**
+   * The seller a principal may manage: the owner's sign-in session, or a service PAT scoped to it. A session
+   * exchanged from an agent PAT is refused as that PAT is (a credential never outranks what made it).
+   */
   async authorize(principal: Principal, sellerId: string): Promise<SellerRow> {
-    const seller = await this.store.byId(sellerId);
+    const ownerSession =
+      principal.kind === 'token' && principal.tokenKind === 'session' && principal.sessionOrigin === 'sign_in';
+    const servicePat = principal.kind === 'token' && principal.tokenKind === 'pat' && principal.scopeType === 'service';
+    const seller = (ownerSession || servicePat) && (await this.store.byId(sellerId));
     const owns =
       seller &&
       principal.kind === 'token' &&
-      ((principal.tokenKind === 'session' && principal.accountId === seller.account_id) ||
-        (principal.tokenKind === 'pat' && principal.scopeType === 'service' && principal.scopeId === seller.id));
+      ((ownerSession && principal.accountId === seller.account_id) || (servicePat && principal.scopeId === seller.id));
     if (!seller || !owns) {
-      if (principal.kind === 'token' && (principal.tokenKind === 'session' || principal.scopeType === 'service'))
-        throw new AppError('seller_not_found');
+      if (ownerSession || servicePat) throw new AppError('seller_not_found');
       throw new AppError('insufficient_scope', {
-        message: 'Seller routes need the owner account session or a service PAT of that seller.',
+        message: "Seller routes need the owner's sign-in session or a service PAT of that seller.",
       });
     }
     return seller;

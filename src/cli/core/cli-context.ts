@@ -3,8 +3,9 @@
  * the env (XX_ENV and its env file), the API base URL, output that honours `--json`, prompts that refuse to
  * block without a TTY (exit 2 naming the flag), a spinner on stderr only for a terminal, and clients for the
  * three kinds of bearer — the account session (with the silent PAT exchange of docs/cli.md, "Sessions": such a
- * session acts as the agent, for the seller flow), the active service's PAT and the active agent's PAT.
- * Money-control commands sign the owner in again instead (commands/account/owner-sign-in.ts).
+ * session acts as the agent and no more: `xx whoami --session`), the active service's PAT and the active agent's
+ * PAT. Money-control commands and reads of the account's sellers sign the owner in again instead
+ * (commands/account/owner-sign-in.ts).
  */
 import fs from 'node:fs';
 import path from 'node:path';

@@ -1,7 +1,8 @@
 /**
  * What the API answers on the Treasury account routes: the minted account with its legacy api key (POST
  * /v1/treasury, shown once), a Treasury PAT issued to the account (POST /v1/treasuries/{id}/pats, shown
- * once) and the api key's revocation (POST /v1/treasuries/{id}/api-key/revoke). Defined once here: the API's
+ * once), the api key's revocation (POST /v1/treasuries/{id}/api-key/revoke) and the operator's revocation of
+ * every credential of an account (POST /v1/treasuries/{id}/credentials/revoke). Defined once here: the API's
  * account service is typed with the derived types and the OpenAPI document is derived from the schemas.
  *
  * Defends: the server and its clients drifting apart silently. Does not defend: a reply of the right shape
@@ -36,3 +37,14 @@ export type IssuedTreasuryPat = z.infer<typeof issuedTreasuryPatSchema>;
 /** POST /v1/treasuries/{id}/api-key/revoke: when the legacy api key stopped working. */
 export const apiKeyRevokedSchema = z.object({ treasury_id: z.string(), revoked_at: timestampField });
 export type ApiKeyRevoked = z.infer<typeof apiKeyRevokedSchema>;
+
+/**
+ * POST /v1/treasuries/{id}/credentials/revoke (operator): every credential of the account ended as of
+ * `revoked_at`; `revoked` counts the live ones found (0 when nothing was live), not those made within them.
+ */
+export const credentialsRevokedSchema = z.object({
+  treasury_id: z.string(),
+  revoked_at: timestampField,
+  revoked: z.number().int().nonnegative(),
+});
+export type CredentialsRevoked = z.infer<typeof credentialsRevokedSchema>;

@@ -143,9 +143,11 @@ describe('authorization matrix (every route × every bearer)', function () {
   const gate: Bearer[] = ['gate_pat', 'treasury_gate_pat'];
   /** Money control: a sign-in session only. */
   const owner: Bearer[] = ['session'];
-  /** Reading the account's sellers: any session of the account. */
-  const platform: Bearer[] = ['session', 'agent_session'];
-  const sellerSurface: Bearer[] = ['session', 'agent_session', 'service_pat'];
+  /**
+   * Reading the account's sellers: the owner's sign-in session (or the seller's service PAT); never
+   * `agent_session`, which holds no more than the agent PAT it was exchanged from (session-powers.ts).
+   */
+  const sellerSurface: Bearer[] = ['session', 'service_pat'];
   /** Managing a seller: the owner's sign-in session or the seller's service PAT (session-powers.ts). */
   const sellerManagement: Bearer[] = ['session', 'service_pat'];
   /** Every bearer the platform authenticates (not the legacy key: the platform's routes answer it 401). */
@@ -252,7 +254,7 @@ describe('authorization matrix (every route × every bearer)', function () {
       ok: owner,
     },
     { name: 'POST /v1/sellers', call: req('POST', '/v1/sellers', { name: 'another' }), ok: owner },
-    { name: 'GET /v1/sellers', call: req('GET', '/v1/sellers'), ok: platform },
+    { name: 'GET /v1/sellers', call: req('GET', '/v1/sellers'), ok: owner },
     {
       name: 'GET /v1/sellers/{id}',
       call: onSeller('GET', ''),

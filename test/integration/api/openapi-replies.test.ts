@@ -145,6 +145,9 @@ describe('OpenAPI replies: real answers match the document (HTTP, PostgreSQL, So
     await call('GET', wallet, { token }); // 410 wallet_revoked
     await call('POST', `/v1/treasuries/${account}/api-key/revoke`, { token: key });
     await call('POST', `/v1/treasuries/${account}/api-key/revoke`, { token }); // 404 api_key_not_found
+    await call('POST', `/v1/treasuries/${account}/credentials/revoke`, { token }); // 403 insufficient_scope
+    const ended = await call('POST', `/v1/treasuries/${account}/credentials/revoke`, { token: t.adminToken });
+    assert.equal(ended.status, 200, JSON.stringify(ended.body));
   });
 
   it('identity, sessions, agents, PATs and the ledger reports', async () => {
@@ -237,6 +240,7 @@ describe('OpenAPI replies: real answers match the document (HTTP, PostgreSQL, So
       'mintTreasury',
       'issueTreasuryPat',
       'revokeTreasuryApiKey',
+      'revokeTreasuryCredentials',
       'createWallet',
       'getWalletBalance',
       'putWalletPolicy',

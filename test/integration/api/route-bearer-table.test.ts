@@ -10,6 +10,8 @@
  *   exchanged session where the owner's sign-in is allowed, 403 `insufficient_scope` otherwise.
  * - The allowed bearers must be the ones the route's catalogue auth kind names, unless the row says why the
  *   route admits fewer (`narrower`).
+ * - A credential never outranks what made it: where the exchanged session (made from `agent_pat`) is allowed,
+ *   its parent is too, except on the routes that act on the session itself (`SESSION_ITSELF`: its logout).
  * - Cross-tenant: a route that names an object is called again by each of tenant A's bearers (the operator
  *   aside) naming tenant B's object; that must be refused (401, 403 or 404, and not the precondition answer an
  *   allowed bearer gets on its own object).
@@ -72,8 +74,10 @@ const TREASURY: Bearer[] = ['api_key', 'treasury_pat', 'child_treasury_pat'];
 const AGENT: Bearer[] = ['agent_pat', 'handoff_pat', 'exchanged_session'];
 const OWNER: Bearer[] = ['owner_session'];
 const SESSIONS: Bearer[] = ['owner_session', 'exchanged_session'];
-const SELLER_READ: Bearer[] = [...SESSIONS, 'service_pat'];
-const SELLER_MANAGE: Bearer[] = ['owner_session', 'service_pat'];
+/** Reading or managing a seller: the owner's sign-in session or the seller's service PAT (never an agent's). */
+const SELLER: Bearer[] = ['owner_session', 'service_pat'];
+/** The routes an exchanged session is allowed where its agent PAT is not: they act on the session itself. */
+const SESSION_ITSELF = ['POST /v1/auth/logout'];
 const EVERYONE: Bearer[] = [...BEARERS];
 
 /** The bearers each catalogue auth kind names (src/api/http/openapi/catalog-entry.ts). */
@@ -85,9 +89,8 @@ const BY_AUTH: Record<Auth, readonly Bearer[]> = {
   treasury_or_agent: [...TREASURY, ...AGENT],
   session: SESSIONS,
   owner_session: OWNER,
-  owner_session_or_service: SELLER_MANAGE,
+  owner_session_or_service: SELLER,
   session_or_agent: ['owner_session', ...AGENT],
-  session_or_service: SELLER_READ,
   service: ['service_pat'],
   gate: ['gate_pat'],
   agent: ['agent_pat', 'handoff_pat'],
@@ -139,6 +142,12 @@ function table(t: TestTreasury): Record<string, Row> {
       allowedAs: { treasury_pat: '404 api_key_not_found' },
       freshTenant: true,
       call: (x) => ({ path: `/v1/treasuries/${treasuryOf(x)}/api-key/revoke` }),
+    },
+    // The operator's remedy: it ends every credential of the account, so each cell gets a tenant of its own.
+    'POST /v1/treasuries/{id}/credentials/revoke': {
+      allowed: ['operator'],
+      freshTenant: true,
+      call: (x) => ({ path: `/v1/treasuries/${treasuryOf(x)}/credentials/revoke` }),
     },
     'POST /v1/wallets': { allowed: TREASURY, ownOnly: true, call: fixed('/v1/wallets', () => ({})) },
     'GET /v1/wallets': { allowed: [...TREASURY, ...AGENT], ownOnly: true, call: fixed('/v1/wallets') },
@@ -219,12 +228,12 @@ function table(t: TestTreasury): Record<string, Row> {
       ownOnly: true,
       call: fixed('/v1/sellers', () => ({ name: `T ${unique()}` })),
     },
-    'GET /v1/sellers': { allowed: SESSIONS, ownOnly: true, call: fixed('/v1/sellers') },
-    'GET /v1/sellers/{id}': { allowed: SELLER_READ, call: seller('') },
-    'PATCH /v1/sellers/{id}': { allowed: SELLER_MANAGE, call: seller('', () => ({ capabilities: ['table'] })) },
-    'GET /v1/sellers/{id}/banking': { allowed: SELLER_READ, call: seller('/banking') },
+    'GET /v1/sellers': { allowed: OWNER, ownOnly: true, call: fixed('/v1/sellers') },
+    'GET /v1/sellers/{id}': { allowed: SELLER, call: seller('') },
+    'PATCH /v1/sellers/{id}': { allowed: SELLER, call: seller('', () => ({ capabilities: ['table'] })) },
+    'GET /v1/sellers/{id}/banking': { allowed: SELLER, call: seller('/banking') },
     'PUT /v1/sellers/{id}/banking': {
-      allowed: SELLER_MANAGE,
+      allowed: SELLER,
       call: seller('/banking', () => ({ legal_entity: 'Table Ltd', country: 'GB' })),
     },
     'POST /v1/sellers/{id}/banking/verify': {
@@ -238,19 +247,19 @@ function table(t: TestTreasury): Record<string, Row> {
         return { path: `/v1/sellers/${x.tenant.sellerId}/banking/verify` };
       },
     },
-    'GET /v1/sellers/{id}/verify': { allowed: SELLER_READ, call: seller('/verify') },
+    'GET /v1/sellers/{id}/verify': { allowed: SELLER, call: seller('/verify') },
     'POST /v1/sellers/{id}/verify': {
-      allowed: SELLER_MANAGE,
+      allowed: SELLER,
       allowedAs: '502 origin_unreachable',
       call: seller('/verify'),
     },
     'POST /v1/sellers/{id}/refresh': {
-      allowed: SELLER_MANAGE,
+      allowed: SELLER,
       allowedAs: '409 openapi_url_not_configured',
       call: seller('/refresh'),
     },
-    'GET /v1/sellers/{id}/payouts': { allowed: SELLER_READ, call: seller('/payouts') },
-    'GET /v1/sellers/{id}/pay-to': { allowed: SELLER_READ, call: seller('/pay-to') },
+    'GET /v1/sellers/{id}/payouts': { allowed: SELLER, call: seller('/payouts') },
+    'GET /v1/sellers/{id}/pay-to': { allowed: SELLER, call: seller('/pay-to') },
     // A well-formed claim whose signature is not the address's.
     'POST /v1/sellers/{id}/pay-to': {
       allowed: OWNER,
@@ -269,7 +278,7 @@ function table(t: TestTreasury): Record<string, Row> {
       call: async (x) => ({ path: `/v1/sellers/${x.tenant.sellerId}/pats/${await x.tenant.freshServicePat()}` }),
     },
     'POST /v1/sellers/{id}/suspend': {
-      allowed: SELLER_MANAGE,
+      allowed: SELLER,
       call: seller('/suspend'),
       after: async (a) => {
         const resumed = await t.request('POST', `/v1/sellers/${a.sellerId}/resume`, {
@@ -278,22 +287,22 @@ function table(t: TestTreasury): Record<string, Row> {
         assert.equal(resumed.status, 200, JSON.stringify(resumed.body));
       },
     },
-    'POST /v1/sellers/{id}/resume': { allowed: SELLER_MANAGE, call: seller('/resume') },
+    'POST /v1/sellers/{id}/resume': { allowed: SELLER, call: seller('/resume') },
     'POST /v1/sellers/{id}/endpoints': {
-      allowed: SELLER_MANAGE,
+      allowed: SELLER,
       call: seller('/endpoints', () => ({ path: `/p${unique()}`, price: '0.01' })),
     },
-    'GET /v1/sellers/{id}/endpoints': { allowed: SELLER_READ, call: seller('/endpoints') },
-    'GET /v1/sellers/{id}/discovery': { allowed: SELLER_READ, call: seller('/discovery') },
+    'GET /v1/sellers/{id}/endpoints': { allowed: SELLER, call: seller('/endpoints') },
+    'GET /v1/sellers/{id}/discovery': { allowed: SELLER, call: seller('/discovery') },
     'PATCH /v1/sellers/{id}/endpoints/{endpoint_id}': {
-      allowed: SELLER_MANAGE,
+      allowed: SELLER,
       call: async (x) => ({
         path: `/v1/sellers/${x.tenant.sellerId}/endpoints/${await x.tenant.freshEndpoint()}`,
         body: { price: '0.02' },
       }),
     },
     'DELETE /v1/sellers/{id}/endpoints/{endpoint_id}': {
-      allowed: SELLER_MANAGE,
+      allowed: SELLER,
       call: async (x) => ({ path: `/v1/sellers/${x.tenant.sellerId}/endpoints/${await x.tenant.freshEndpoint()}` }),
     },
     'POST /v1/ledger': { allowed: ['service_pat'], ownOnly: true, call: fixed('/v1/ledger', ledgerRow) },
@@ -341,9 +350,9 @@ function table(t: TestTreasury): Record<string, Row> {
       call: fixed('/v1/ledger/batch', () => ({ rows: [ledgerRow()] })),
     },
     ...paymentIdRows(),
-    'GET /v1/ledger': { allowed: SELLER_READ, call: ledgerRead('/v1/ledger') },
-    'GET /v1/ledger/revenue': { allowed: SELLER_READ, call: ledgerRead('/v1/ledger/revenue') },
-    'GET /v1/ledger/export': { allowed: SELLER_READ, call: ledgerRead('/v1/ledger/export?format=csv') },
+    'GET /v1/ledger': { allowed: SELLER, call: ledgerRead('/v1/ledger') },
+    'GET /v1/ledger/revenue': { allowed: SELLER, call: ledgerRead('/v1/ledger/revenue') },
+    'GET /v1/ledger/export': { allowed: SELLER, call: ledgerRead('/v1/ledger/export?format=csv') },
   };
 }
 
@@ -407,6 +416,13 @@ describe('route × bearer table: who may call what (HTTP, PostgreSQL, SoftHSM)',
         );
       else assert.deepEqual(allowed, byAuth, `${entry.method} ${entry.path} is "${entry.auth}" in the catalogue`);
     }
+  });
+
+  it('allows an exchanged session nothing its agent PAT is refused, its own logout aside', () => {
+    const outranking = Object.entries(rows)
+      .filter(([, row]) => row.allowed.includes('exchanged_session') && !row.allowed.includes('agent_pat'))
+      .map(([key]) => key);
+    assert.deepEqual(outranking, SESSION_ITSELF);
   });
 
   for (const entry of API_CATALOG) {

@@ -1,10 +1,13 @@
 /**
- * Managing a seller is the owner's, through HTTP with real PostgreSQL and SoftHSM: a session exchanged from
- * an agent PAT is refused (403 `fresh_sign_in_required`) every seller-management action — registering a
- * seller (its answer carries a service PAT), an endpoint's price (create, change, delete), suspend and resume,
- * banking, payout mode, origin and OpenAPI URL, origin verification and OpenAPI refresh — and nothing it
- * asked for is written: the `mpp` seller's gate catalogue still names the owner's origin. The owner's sign-in
- * session and the seller's service PAT still manage it, and the exchanged session still reads it.
+ * A seller is the owner's, through HTTP with real PostgreSQL and SoftHSM: a session exchanged from an agent
+ * PAT is refused (403 `fresh_sign_in_required`) every seller-management action — registering a seller (its
+ * answer carries a service PAT), an endpoint's price (create, change, delete), suspend and resume, banking,
+ * payout mode, origin and OpenAPI URL, origin verification and OpenAPI refresh — and nothing it asked for is
+ * written: the `mpp` seller's gate catalogue still names the owner's origin. It reads no more than the agent
+ * PAT it was exchanged from either (a credential never outranks what made it): the account's sellers, a
+ * seller's profile, banking, verification token, payouts, pay-to, endpoints and discovery, and the ledger
+ * (rows, revenue, export) are refused to both. The owner's sign-in session and the seller's service PAT still
+ * read and manage it.
  */
 import assert from 'node:assert/strict';
 import { startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
@@ -14,6 +17,7 @@ describe('seller management needs the owner (HTTP, PostgreSQL, SoftHSM)', functi
   this.timeout(180_000);
   let t: TestTreasury;
   let owner: Awaited<ReturnType<typeof signInWithNewKey>>;
+  let agentPat: string;
   let exchanged: string;
   let gatePat: string;
   let seller: { seller_id: string; pat: string };
@@ -24,7 +28,7 @@ describe('seller management needs the owner (HTTP, PostgreSQL, SoftHSM)', functi
     t = await startTestTreasury();
     owner = await signInWithNewKey(t);
     const mint = async (body: unknown) => (await t.request('POST', '/v1/pats', { token: owner.session, body })).body;
-    const agentPat = (await mint({ scope_type: 'agent', scope_id: owner.agent_id })).pat as string;
+    agentPat = (await mint({ scope_type: 'agent', scope_id: owner.agent_id })).pat as string;
     gatePat = (await mint({ scope_type: 'gate' })).pat as string;
     exchanged = (await t.request('POST', '/v1/identity/exchange-pat', { token: agentPat })).body.session as string;
     seller = (
@@ -104,12 +108,45 @@ describe('seller management needs the owner (HTTP, PostgreSQL, SoftHSM)', functi
     );
   });
 
-  it('still lets the exchanged session read the seller, and the owner and the service PAT manage it', async () => {
-    for (const suffix of ['', '/endpoints', '/banking', '/payouts', '/pay-to']) {
-      const res = await t.request('GET', sellerPath(suffix), { token: exchanged });
-      assert.equal(res.status, 200, `GET ${suffix}: ${JSON.stringify(res.body)}`);
+  /** Every read of the account's sellers and their ledger, and who besides the owner may make it. */
+  const READS = (): Array<[path: string, servicePat: boolean]> => [
+    ['/v1/sellers', false],
+    [sellerPath(), true],
+    [sellerPath('/banking'), true],
+    [sellerPath('/verify'), true],
+    [sellerPath('/payouts'), true],
+    [sellerPath('/pay-to'), true],
+    [sellerPath('/endpoints'), true],
+    [sellerPath('/discovery'), true],
+    [`/v1/ledger?seller_id=${seller.seller_id}`, true],
+    [`/v1/ledger/revenue?seller_id=${seller.seller_id}`, true],
+    [`/v1/ledger/export?format=csv&seller_id=${seller.seller_id}`, true],
+  ];
+
+  it("refuses a session exchanged from an agent PAT every read its PAT is refused: the owner's sellers and ledger", async () => {
+    const outcome = async (path: string, token: string) => {
+      const res = await t.request('GET', path, { token });
+      return `GET ${path} → ${res.status} ${res.body?.error_code ?? ''}`;
+    };
+    const got: string[] = [];
+    const want: string[] = [];
+    for (const [path, servicePat] of READS()) {
+      got.push(await outcome(path, agentPat), await outcome(path, exchanged));
+      want.push(`GET ${path} → 403 insufficient_scope`, `GET ${path} → 403 fresh_sign_in_required`);
+      // The owner's sign-in session reads it all; the service PAT its own seller.
+      for (const token of servicePat ? [owner.session, seller.pat] : [owner.session]) {
+        const res = await t.request('GET', path, { token });
+        assert.equal(res.status, 200, `GET ${path}: ${JSON.stringify(res.body)}`);
+      }
     }
-    assert.equal((await t.request('GET', '/v1/sellers', { token: exchanged })).status, 200);
+    assert.deepEqual(got, want);
+    // The session still acts as its agent, as its PAT does, and still ends itself.
+    assert.equal((await t.request('GET', `/v1/agents/${owner.agent_id}`, { token: exchanged })).status, 200);
+    const own = (await t.request('POST', '/v1/identity/exchange-pat', { token: agentPat })).body.session as string;
+    assert.equal((await t.request('POST', '/v1/auth/logout', { token: own })).status, 200);
+  });
+
+  it('still lets the owner and the service PAT manage the seller', async () => {
     for (const token of [owner.session, seller.pat]) {
       const price = await t.request('PATCH', sellerPath(`/endpoints/${endpointId}`), { token, body: { price: '0.3' } });
       assert.equal(price.status, 200, JSON.stringify(price.body));

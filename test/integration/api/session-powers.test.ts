@@ -3,10 +3,11 @@
  * - a session exchanged from an agent PAT acts as that agent (its wallets: read, pay, transfer; the agent
  *   itself) and answers 403 `fresh_sign_in_required` on everything that controls money — minting, listing,
  *   revoking or changing PATs (the daily cap too), Treasury PATs, spawning agents, service PATs, payout
- *   flushes, ending the account's sessions; wallet policies stay Treasury-only (403);
+ *   flushes, ending the account's sessions — and on the account's sellers and their ledger, which its agent
+ *   PAT may not read either; wallet policies stay Treasury-only (403);
  * - every catalogued route is walked with such a session: it gets `fresh_sign_in_required` exactly on the
- *   routes the catalogue marks `owner_session` or `owner_session_or_service` (seller management), and every
- *   route that looks like money control is marked so or refuses sessions altogether;
+ *   routes the catalogue marks `owner_session` or `owner_session_or_service` (the account's sellers), and
+ *   every route that looks like money control is marked so or refuses sessions altogether;
  * - whoami tells a sign-in session from an exchanged one (and names the agent);
  * - revoking the PAT ends the sessions exchanged from it, even cached ones; logout ends the caller's
  *   session; the owner ends every session of the account;
@@ -230,7 +231,7 @@ describe('session powers: sign-in vs PAT exchange (HTTP, PostgreSQL, SoftHSM)', 
       /\/sessions(\/|$)/.test(path) ||
       /\/api-key(\/|$)/.test(path) ||
       (method !== 'GET' && (/\/policy$/.test(path) || path === '/v1/agents' || /\/payouts\/flush$/.test(path)));
-    const admitsSessions = new Set(['session', 'session_or_agent', 'session_or_service', 'treasury_or_agent', 'any']);
+    const admitsSessions = new Set(['session', 'session_or_agent', 'treasury_or_agent', 'any']);
     for (const entry of API_CATALOG) {
       if (moneyControl(entry.method, entry.path)) {
         assert.ok(

@@ -8,9 +8,10 @@
  *   stdin, profile {list,switch,delete}, wallet {generate,list,export,delete}, fund (--print, and a sandbox
  *   faucet), dashboard --print: each --json output parses;
  * - exit 2 naming the flag when a value is missing without a TTY; unknown option and missing argument exit 2;
- * - an expired session (its row expired in the database) is renewed silently with the agent PAT, as a
- *   session that acts as the agent only; revoking that PAT ends it, and then exit 1 with recovery
- *   `reauthenticate` as one JSON object on stderr;
+ * - an expired session (its row expired in the database) is renewed silently with the agent PAT by
+ *   `whoami --session`, as a session that acts as the agent only (neither the owner's PATs nor the account's
+ *   sellers: `service list --remote` signs the owner in again); revoking that PAT ends it, and then exit 1
+ *   with recovery `reauthenticate` as one JSON object on stderr;
  * - init without flags on a pseudo-terminal (script(1)) prompts for the passphrase and never echoes it;
  *   `pat update` signs the owner in again, asking for the passphrase there, and without it (no TTY) is exit 2
  *   while the agent's PAT and its exchanged session cannot lift the cap.
@@ -610,28 +611,37 @@ describe('xx account commands (CLI subprocess, HTTP, PostgreSQL, SoftHSM)', func
     };
     const old = await expire();
     assert.equal(
-      (await t.request('GET', '/v1/sellers', { token: old })).status,
+      (await t.request('GET', '/v1/auth/whoami', { token: old })).status,
       401,
       'the server refuses the expired session',
     );
-    const sellers = stdoutJson(
-      await xx(['service', 'list', '--remote', '--json']),
-      'service list --remote with an expired session',
+    const agentId = fs.readFileSync(env.XX_ACTIVE_AGENT_PATH!, 'utf8').trim();
+    // A command using the session (an agent read: whoami and the agent's wallets) renews it.
+    const asSession = stdoutJson(
+      await xx(['whoami', '--session', '--json']),
+      'whoami --session with an expired session',
     );
-    assert.ok(Array.isArray(sellers.sellers));
+    assert.deepEqual(
+      [asSession.source, asSession.session_origin, asSession.agent_id],
+      ['session', 'pat_exchange', agentId],
+    );
+    assert.ok(asSession.wallets.length >= 1, "the agent's wallets, read with the renewed session");
     const renewed = JSON.parse(fs.readFileSync(env.XX_SESSION_PATH!, 'utf8'));
     assert.notEqual(renewed.session, old, 'a new session was saved');
     assert.equal(renewed.account_id, init.account_id);
     assert.equal(fs.statSync(env.XX_SESSION_PATH!).mode & 0o777, 0o600);
-    assert.equal((await t.request('GET', '/v1/sellers', { token: renewed.session })).status, 200);
-    // The renewed session was exchanged from the agent PAT: it acts as the agent, never as the owner.
+    // The renewed session was exchanged from the agent PAT: it acts as the agent, never as the owner — neither
+    // the owner's PATs nor the account's sellers, which that PAT may not read either.
     const renewedWho = await t.request('GET', '/v1/auth/whoami', { token: renewed.session });
-    assert.deepEqual(
-      [renewedWho.body.session_origin, renewedWho.body.agent_id],
-      ['pat_exchange', fs.readFileSync(env.XX_ACTIVE_AGENT_PATH!, 'utf8').trim()],
-    );
+    assert.deepEqual([renewedWho.body.session_origin, renewedWho.body.agent_id], ['pat_exchange', agentId]);
     const lift = await t.request('GET', '/v1/pats', { token: renewed.session });
     assert.deepEqual([lift.status, lift.body.error_code], [403, 'fresh_sign_in_required']);
+    const sellersRead = await t.request('GET', '/v1/sellers', { token: renewed.session });
+    assert.deepEqual([sellersRead.status, sellersRead.body.error_code], [403, 'fresh_sign_in_required']);
+    // `service list --remote` signs the owner in again with the seed instead, and stores nothing.
+    const sellers = stdoutJson(await xx(['service', 'list', '--remote', '--json']), 'service list --remote');
+    assert.ok(Array.isArray(sellers.sellers));
+    assert.equal(JSON.parse(fs.readFileSync(env.XX_SESSION_PATH!, 'utf8')).session, renewed.session);
 
     // A session file past its own expires_at is renewed before any call.
     fs.writeFileSync(
@@ -639,10 +649,7 @@ describe('xx account commands (CLI subprocess, HTTP, PostgreSQL, SoftHSM)', func
       JSON.stringify({ ...renewed, expires_at: new Date(Date.now() - 1000).toISOString() }),
       { mode: 0o600 },
     );
-    stdoutJson(
-      await xx(['service', 'list', '--remote', '--json']),
-      'service list --remote with a session file past expires_at',
-    );
+    stdoutJson(await xx(['whoami', '--session', '--json']), 'whoami --session with a session file past expires_at');
     assert.notEqual(JSON.parse(fs.readFileSync(env.XX_SESSION_PATH!, 'utf8')).session, renewed.session);
 
     const agent = JSON.parse(fs.readFileSync(path.join(env.XX_AGENTS_DIR!, `${init.agent_id}.json`), 'utf8'));
@@ -650,9 +657,9 @@ describe('xx account commands (CLI subprocess, HTTP, PostgreSQL, SoftHSM)', func
     // Revoking the PAT ended the session exchanged from it: no need to expire it.
     const { session: ended } = JSON.parse(fs.readFileSync(env.XX_SESSION_PATH!, 'utf8'));
     assert.equal((await t.request('GET', '/v1/auth/whoami', { token: ended })).status, 401);
-    const refused = await xx(['service', 'list', '--remote', '--json']);
+    const refused = await xx(['whoami', '--session', '--json']);
     assert.equal(refused.code, 1, refused.stderr);
-    const e = stderrJson(refused, 'service list --remote with a revoked PAT');
+    const e = stderrJson(refused, 'whoami --session with a revoked PAT');
     assert.equal(e.error_code, 'reauthenticate');
     assert.deepEqual(e.recovery, {
       kind: 'reauthenticate',
@@ -660,7 +667,7 @@ describe('xx account commands (CLI subprocess, HTTP, PostgreSQL, SoftHSM)', func
       login_command: 'xx login --token -',
     });
     assert.equal(refused.stdout, '');
-    const human = await xx(['service', 'list', '--remote']);
+    const human = await xx(['whoami', '--session']);
     assert.equal(human.code, 1);
     assert.match(human.stderr, /Sign in again/);
     // Calls with the revoked PAT itself carry the server's recovery block unchanged.

@@ -53,13 +53,13 @@ function serveOrigin(): Promise<{ origin: string; setFile(body: string | null): 
 }
 
 describe('xx seller flow (CLI subprocess, HTTP, PostgreSQL)', function () {
-  // Some twenty CLI subprocesses, two of which sign the owner in again (service pat create / list).
+  // Some twenty CLI subprocesses, several of which sign the owner in again (service init, service pat create /
+  // list, service list --remote).
   this.timeout(180_000);
   let t: TestTreasury;
   let home: string;
   let env: Record<string, string>;
   let origin: Awaited<ReturnType<typeof serveOrigin>>;
-  let session: string;
   let forwarder: Forwarder;
   let server: string;
 
@@ -83,10 +83,10 @@ describe('xx seller flow (CLI subprocess, HTTP, PostgreSQL)', function () {
       XX_CREDENTIALS_PATH: path.join(home, 'credentials.json'),
       NO_COLOR: '1',
     };
-    // Signed up as a seller does: the keystore holds the seed that signs the owner in again for service PATs
-    // and payout flushes; the session file, a session exchanged from the agent PAT, serves the seller flow.
+    // Signed up as a seller does: the keystore holds the seed that signs the owner in again to register a
+    // service, list the account's services, mint service PATs and flush payouts; the service PAT `service init`
+    // stores serves the rest of the seller flow.
     ok(await runCli(['init', '--new-seed', '--chain', 'base', '--json'], env), 'init');
-    session = JSON.parse(fs.readFileSync(env.XX_SESSION_PATH!, 'utf8')).session;
     origin = await serveOrigin();
   });
   after(async () => {
@@ -136,7 +136,10 @@ describe('xx seller flow (CLI subprocess, HTTP, PostgreSQL)', function () {
     const missingErr = parseStderrJson(missing);
     assert.equal(missingErr.error_code, 'well_known_not_found');
     assert.match(JSON.stringify(missingErr), /\/\.well-known\/xx-verification\.txt/);
-    const { token } = (await t.request('GET', `/v1/sellers/${created.seller_id}/verify`, { token: session })).body;
+    const servicePat = JSON.parse(
+      fs.readFileSync(path.join(env.XX_SERVICES_DIR!, `${created.seller_id}.json`), 'utf8'),
+    ).pat;
+    const { token } = (await t.request('GET', `/v1/sellers/${created.seller_id}/verify`, { token: servicePat })).body;
     origin.setFile(`${token}\n`);
     const verified = await json(['verify']);
     assert.equal(verified.origin_verified, true);

@@ -37,8 +37,10 @@ describe('xx logout (CLI subprocess, HTTP, PostgreSQL)', function () {
     assert.equal(fs.existsSync(env.XX_SESSION_PATH!), false);
     assert.equal((await whoami(first)).status, 401, 'the logged-out session is refused');
 
-    // A seller command exchanges the agent PAT for a new session and stores it; --all ends it too.
-    assertOk(await runXx(['service', 'list', '--remote', '--json'], env), 'service list --remote');
+    // A command using the session (an agent read: whoami and the agent's wallets) exchanges the agent PAT for a
+    // new session and stores it; --all ends it too.
+    const who = stdoutJson(await runXx(['whoami', '--session', '--json'], env), 'whoami --session');
+    assert.deepEqual([who.source, who.session_origin], ['session', 'pat_exchange']);
     const second = sessionOf();
     assert.notEqual(second, first);
     assert.equal((await whoami(second)).status, 200);

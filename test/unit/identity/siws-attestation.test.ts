@@ -1,9 +1,9 @@
 /**
  * verifySiws on its own, with a fixed clock: what a wallet may add to a SIWS message (resources, a request id,
- * a `solana:` chain id, no statement) verifies; Issued At or Not Before ahead of the clock, and an Issued At
- * that is not a timestamp, are refused with the codes SIWE uses; a sign-in as a small-order key (the identity
- * point) with the signature anyone can make for it (R = identity, S = 0), which the library's lenient check
- * accepts, is refused as a bad signature.
+ * a `solana:` chain id, no statement) verifies, and its Expiration Time is returned; Issued At or Not Before
+ * ahead of the clock, and an Issued At that is not a timestamp, are refused with the codes SIWE uses; a sign-in
+ * as a small-order key (the identity point) with the signature anyone can make for it (R = identity, S = 0),
+ * which the library's lenient check accepts, is refused as a bad signature.
  */
 import assert from 'node:assert/strict';
 import { ed25519 } from '@noble/curves/ed25519.js';
@@ -53,7 +53,13 @@ describe('verifySiws (Sign In With Solana attestations)', () => {
       }),
       expect,
     );
-    assert.deepEqual(verified, { chain: 'solana', address, nonce: 'n0nce1234' });
+    // Its Expiration Time comes out too: the session it signs in ends no later.
+    assert.deepEqual(verified, {
+      chain: 'solana',
+      address,
+      nonce: 'n0nce1234',
+      expiresAt: new Date(NOW.getTime() + 60_000),
+    });
   });
 
   it('refuses Issued At or Not Before ahead of the clock, and a timestamp that is not one', () => {

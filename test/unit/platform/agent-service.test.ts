@@ -22,6 +22,7 @@ function setUp() {
     store: accountStore,
     signer: { call: async () => ({ account_key_ref: 'key-ref' }) } as never,
     metrics: { accountsMinted: counter, tokensIssued: counter } as never,
+    maxPats: 1_000,
   });
   const created: Array<{ treasury: string; bearer: { patDailyCapMicro: bigint | null } | null }> = [];
   const wallets: AgentWallets = {

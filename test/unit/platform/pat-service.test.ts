@@ -1,8 +1,8 @@
 /**
  * The rules PatService owns, through the in-memory platform stores (test/support/fake-platform-stores.ts): a
  * daily cap only on a buyer (agent) PAT, a scope only among the account's own agents and sellers, a parent
- * only among the account's own PATs (its scope inherited, its cap and expiry bounding the child), and a child
- * PAT's daily cap changed only on its parent.
+ * only among the account's own PATs (its scope inherited, its cap and expiry bounding the child), a child
+ * PAT's daily cap changed only on its parent, and the account's live PATs bounded (pat_limit_reached).
  */
 import assert from 'node:assert/strict';
 import { PatService } from '../../../src/api/platform/pat-service.js';
@@ -14,7 +14,7 @@ const OTHER = 'acc_000000000000000000000002';
 const AGENT = 'agt_000000000000000000000001';
 const OTHER_AGENT = 'agt_000000000000000000000002';
 
-function setUp() {
+function setUp(maxPats = 1_000) {
   const store = new FakePatStore();
   const issued: string[] = [];
   const metrics = { tokensIssued: { inc: (l: { kind: string }) => void issued.push(l.kind) } };
@@ -22,7 +22,7 @@ function setUp() {
     { id: AGENT, account_id: ACCOUNT, label: null, treasury_account_id: 'acct_1', created_at: NOW },
     { id: OTHER_AGENT, account_id: OTHER, label: null, treasury_account_id: 'acct_2', created_at: NOW },
   );
-  const pats = new PatService({ store, metrics: metrics as never, clock: () => NOW });
+  const pats = new PatService({ store, metrics: metrics as never, clock: () => NOW, maxPats });
   return { store, pats, issued };
 }
 
@@ -90,5 +90,16 @@ describe('PatService (through the in-memory platform stores)', () => {
     const listed = await pats.list(ACCOUNT, { limit: 10 });
     assert.equal(listed.pats.length, 2);
     assert.ok(listed.pats.every((p) => p.revoked_at !== null));
+  });
+
+  it('mints up to the account’s live-PAT bound, then pat_limit_reached; a revoked PAT frees its slot', async () => {
+    const { pats, store } = setUp(2);
+    const first = await pats.create(ACCOUNT, { scope_type: 'agent' }, 'acc');
+    await pats.create(ACCOUNT, { scope_type: 'agent', parent_pat_id: first.id }, 'acc');
+    await assert.rejects(pats.create(ACCOUNT, { scope_type: 'treasury' }, 'acc'), code('pat_limit_reached'));
+    assert.equal(store.pats.size, 2, 'nothing written past the bound');
+    await pats.create(OTHER, { scope_type: 'agent' }, 'acc'); // another account counts its own
+    await pats.revoke(ACCOUNT, first.id); // its child ends with it
+    await pats.create(ACCOUNT, { scope_type: 'agent' }, 'acc');
   });
 });

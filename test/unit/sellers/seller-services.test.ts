@@ -1,7 +1,8 @@
 /**
  * The seller services (src/api/sellers/seller-service.ts, seller-endpoint-service.ts) on fakes of their stores
- * (test/support/fake-seller-stores.ts), without PostgreSQL: who may manage a seller (its owner's session or
- * its own service PAT; anyone else is told the seller does not exist, or that the bearer lacks the scope), and
+ * (test/support/fake-seller-stores.ts), without PostgreSQL: who may manage a seller (its owner's sign-in
+ * session or its own service PAT; anyone else is told the seller does not exist, or that the bearer lacks the
+ * scope — a session exchanged from an agent PAT as that PAT is), and
  * the endpoint bound (an endpoint past it is refused and nothing is added).
  */
 import assert from 'node:assert/strict';
@@ -65,6 +66,14 @@ describe('seller services (fake stores)', () => {
     assert.equal(await codeOf(profiles.authorize(servicePat(b.seller_id), a.seller_id)), 'seller_not_found');
     const agentPat = bearer({ tokenKind: 'pat', scopeType: 'agent', scopeId: 'agt_1', sessionOrigin: null });
     assert.equal(await codeOf(profiles.authorize(agentPat, a.seller_id)), 'insufficient_scope');
+    // Its exchanged session, of the seller's own account, gets no more than the PAT.
+    const exchanged = bearer({
+      scopeType: 'agent',
+      scopeId: 'agt_1',
+      sessionOrigin: 'pat_exchange',
+      parentTokenId: 'tok_0',
+    });
+    assert.equal(await codeOf(profiles.authorize(exchanged, a.seller_id)), 'insufficient_scope');
   });
 
   it('an endpoint past the bound is refused and nothing is added', async () => {

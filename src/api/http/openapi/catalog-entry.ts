@@ -9,13 +9,13 @@ import type { z } from 'zod';
 import type { ErrorCode } from '../../../shared/error-codes.js';
 
 /**
- * Who may call a route. `session` is any account session, including one exchanged from an agent PAT;
- * `owner_session` is money control and seller management and takes only a session from a SIWE / SIWS sign-in
- * (an exchanged one gets 403 `fresh_sign_in_required`; src/api/auth/session-powers.ts);
- * `owner_session_or_service` manages one seller: that sign-in session or the seller's service PAT;
- * `session_or_service` reads a seller: any session of its account or its service PAT. `treasury_or_agent` and
- * `session_or_agent` admit an agent PAT and the sessions exchanged from it, acting as that agent;
- * `treasury_or_operator` the account's own Treasury bearer or the operator token.
+ * Who may call a route. `session` is any account session, including one exchanged from an agent PAT (its own
+ * logout); `owner_session` is money control and the account's sellers and takes only a session from a SIWE /
+ * SIWS sign-in (an exchanged one gets 403 `fresh_sign_in_required`: it holds no more than the agent PAT it was
+ * exchanged from; src/api/auth/session-powers.ts); `owner_session_or_service` reads or manages one seller:
+ * that sign-in session or the seller's service PAT. `treasury_or_agent` and `session_or_agent` admit an agent
+ * PAT and the sessions exchanged from it, acting as that agent; `treasury_or_operator` the account's own
+ * Treasury bearer or the operator token.
  */
 export type Auth =
   | 'none'
@@ -27,7 +27,6 @@ export type Auth =
   | 'owner_session'
   | 'owner_session_or_service'
   | 'session_or_agent'
-  | 'session_or_service'
   | 'service'
   | 'gate'
   | 'agent'

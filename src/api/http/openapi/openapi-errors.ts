@@ -19,7 +19,6 @@ const PLATFORM_AUTH: ReadonlySet<Auth> = new Set([
   'owner_session',
   'owner_session_or_service',
   'session_or_agent',
-  'session_or_service',
   'service',
   'agent',
   'any',

@@ -56,7 +56,6 @@ const ADMITS: Record<Auth, Scheme[]> = {
   owner_session: ['session'],
   owner_session_or_service: ['session', 'servicePat'],
   session_or_agent: ['session', 'agentPat'],
-  session_or_service: ['session', 'servicePat'],
   service: ['servicePat'],
   gate: ['gatePat'],
   agent: ['agentPat'],

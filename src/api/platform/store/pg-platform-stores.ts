@@ -12,6 +12,8 @@ import { revokeSubtree } from '../../auth/revoke-lineage.js';
 import { readAccountPage } from '../../db/account-page.js';
 import { readKeysetPage, type PageRequest } from '../../db/keyset-cursor.js';
 import { pgUnitRunner, trxOf } from '../../db/store-unit.js';
+import type { PatHolder } from '../pat-bounds.js';
+import { lockLivePatCount } from './pg-pat-counts.js';
 import type {
   AccountRow,
   AccountStore,
@@ -20,6 +22,7 @@ import type {
   NewCredential,
   NewPat,
   PatRow,
+  PatBound,
   PatScope,
   PatStore,
 } from './platform-stores.js';
@@ -96,6 +99,53 @@ function revokeApiKeyIn(knex: Knex): AccountStore['revokeApiKey'] {
     });
 }
 
+/**
+ * Ends every live credential of a Treasury account and everything made within them; audited. The credentials
+ * are found by what they reach, not by lineage, so a PAT detached from the api key as its successor is
+ * among them: every token scoped to the Treasury account (api keys, Treasury PATs) and every token scoped to
+ * the agent holding it (agent PATs; their exchanged sessions and handoff PATs are in their subtrees).
+ */
+function revokeCredentialsIn(knex: Knex): AccountStore['revokeCredentials'] {
+  return (accountId, actor, now) =>
+    knex.transaction(async (trx) => {
+      const agents = trx('agents').where({ treasury_account_id: accountId }).select('id');
+      const live = (await trx('api_tokens')
+        .where((q) =>
+          q
+            .where({ scope_type: 'treasury', scope_id: accountId })
+            .orWhere((a) => a.where({ scope_type: 'agent' }).whereIn('scope_id', agents)),
+        )
+        .whereNull('revoked_at')
+        .andWhere((q) => q.whereNull('expires_at').orWhere('expires_at', '>', now))
+        // Keys first, as the key's own revocation locks them (then its PATs): the two wait, never deadlock.
+        .orderBy([{ column: 'kind' }, { column: 'id' }])
+        .forUpdate()
+        .select('id')) as Array<{ id: string }>;
+      const revoked = live.map((r) => r.id);
+      if (revoked.length === 0) return { revoked, tokenIds: [] };
+      const tokenIds = await revokeSubtree(trx, revoked, now);
+      await appendAuditEvent(trx, {
+        chainKey: accountId,
+        eventType: 'credentials.revoked',
+        actor,
+        payload: { token_ids: revoked, ended: tokenIds.length },
+        at: now,
+      });
+      return { revoked, tokenIds };
+    });
+}
+
+/** The holder a Treasury PAT counts against: the platform account owning it, else the Treasury account. */
+const treasuryPatHolder = (accountId: string, ownerAccountId: string | null): PatHolder =>
+  ownerAccountId === null
+    ? { kind: 'treasury', treasuryAccountId: accountId }
+    : { kind: 'account', accountId: ownerAccountId };
+
+/** Counts the holder's live PATs under its lock in `trx` and lets `bound` refuse the new one. */
+async function admitPat(trx: Knex.Transaction, holder: PatHolder, now: Date, bound: PatBound): Promise<void> {
+  bound.admit(await lockLivePatCount(trx, holder, now, bound.limit));
+}
+
 export function pgAccountStore(knex: Knex): AccountStore {
   return {
     ...pgUnitRunner(knex),
@@ -107,14 +157,16 @@ export function pgAccountStore(knex: Knex): AccountStore {
       return (await knex<AccountRow>('treasury_accounts').where({ id: accountId }).first()) as AccountRow | undefined;
     },
     revokeApiKey: revokeApiKeyIn(knex),
+    revokeCredentials: revokeCredentialsIn(knex),
     async ownerOfTreasury(treasuryAccountId) {
       const owner = (await knex('agents').where({ treasury_account_id: treasuryAccountId }).first('account_id')) as
         { account_id: string } | undefined;
       return owner?.account_id ?? null;
     },
     parentOf: async (tokenId, now) => (await readParent(knex, tokenId, now)).parent,
-    insertTreasuryPat: (pat) =>
+    insertTreasuryPat: (pat, bound) =>
       knex.transaction(async (trx) => {
+        await admitPat(trx, treasuryPatHolder(pat.accountId, pat.ownerAccountId), pat.createdAt, bound);
         await trx('api_tokens').insert({
           ...credentialColumns(pat),
           kind: 'pat',
@@ -185,23 +237,25 @@ export function pgPatStore(knex: Knex): PatStore {
       if (!owned) return undefined;
       return (await readParent(knex, id, now)).parent;
     },
-    async insert(pat: NewPat) {
-      const [row] = (await knex('api_tokens')
-        .insert({
-          ...credentialColumns(pat),
-          kind: 'pat',
-          scope_type: pat.scopeType,
-          scope_id: pat.scopeId,
-          gate: pat.gate,
-          account_id: pat.accountId,
-          single_use: pat.singleUse,
-          daily_cap_micro: pat.dailyCapMicro === null ? null : pat.dailyCapMicro.toString(),
-          expires_at: pat.expiresAt,
-          parent_token_id: pat.parentId,
-        })
-        .returning('*')) as PatRow[];
-      return row!;
-    },
+    insert: (pat: NewPat, bound: PatBound) =>
+      knex.transaction(async (trx) => {
+        await admitPat(trx, { kind: 'account', accountId: pat.accountId }, pat.createdAt, bound);
+        const [row] = (await trx('api_tokens')
+          .insert({
+            ...credentialColumns(pat),
+            kind: 'pat',
+            scope_type: pat.scopeType,
+            scope_id: pat.scopeId,
+            gate: pat.gate,
+            account_id: pat.accountId,
+            single_use: pat.singleUse,
+            daily_cap_micro: pat.dailyCapMicro === null ? null : pat.dailyCapMicro.toString(),
+            expires_at: pat.expiresAt,
+            parent_token_id: pat.parentId,
+          })
+          .returning('*')) as PatRow[];
+        return row!;
+      }),
     page: (accountId, request, scope) =>
       readKeysetPage<PatRow>(knex('api_tokens').where(ofAccount(accountId, scope)), request, PAT_ID),
     revoke: (accountId, patId, scope) =>

@@ -60,7 +60,17 @@ export interface AccountStore extends UnitRunner {
   ownerOfTreasury(treasuryAccountId: string): Promise<string | null>;
   /** The live credential `tokenId` as a lineage parent (`invalid_token` when it is not live). */
   parentOf(tokenId: string, now: Date): Promise<ParentCredential>;
-  /** Writes a Treasury PAT and its `pat.issued` audit row together. */
+  /**
+   * Revokes every live credential of the Treasury account — its api keys and Treasury PATs (a promoted
+   * successor too), and the PATs of the agent holding it — and every credential made within them, with a
+   * `credentials.revoked` audit row; nothing live: nothing written. Returns the live credentials it found
+   * (`revoked`) and every id of their subtrees (for the bearer cache).
+   */
+  revokeCredentials(accountId: string, actor: string, now: Date): Promise<{ revoked: string[]; tokenIds: string[] }>;
+  /**
+   * Writes a Treasury PAT and its `pat.issued` audit row together, once `bound` admits it: the live PATs of
+   * its holder (`ownerAccountId`, else the Treasury account itself) counted under the holder's lock.
+   */
   insertTreasuryPat(
     pat: NewCredential & {
       accountId: string;
@@ -68,7 +78,18 @@ export interface AccountStore extends UnitRunner {
       expiresAt: Date | null;
       parentId: string | null;
     },
+    bound: PatBound,
   ): Promise<void>;
+}
+
+/**
+ * The bound a new PAT is written under (src/api/platform/pat-bounds.ts): its holder's live PATs, counted up
+ * to `limit` under the holder's lock in the PAT's own transaction, are passed to `admit`, which throws to
+ * refuse the PAT (nothing is written).
+ */
+export interface PatBound {
+  limit: number;
+  admit(live: number): void;
 }
 
 export interface AgentRow {
@@ -136,7 +157,8 @@ export interface PatStore {
     now: Date,
     kind?: 'pat' | 'session',
   ): Promise<ParentCredential | undefined>;
-  insert(pat: NewPat): Promise<PatRow>;
+  /** Writes the PAT once `bound` admits it (the account's live PATs counted under the account's lock). */
+  insert(pat: NewPat, bound: PatBound): Promise<PatRow>;
   page(
     accountId: string,
     request: PageRequest,

@@ -83,8 +83,10 @@ async function agentWalletStates(ctx: CliContext, client: ApiClient, who: Whoami
   return wallets.map((w) => ({ id: w.id, address: w.address, policy_state: w.policy_state ?? null }));
 }
 
-async function whoami(ctx: CliContext, flags: BearerFlags): Promise<void> {
-  const found = findBuyerBearer(ctx, flags);
+/** `--session`: the stored account session (exchanged from the active agent's PAT, renewed when stale), not a PAT. */
+async function whoami(ctx: CliContext, flags: BearerFlags & { session?: boolean }): Promise<void> {
+  if (flags.session && flags.profile !== undefined) throw badArgument('--session', 'not with --profile');
+  const found = flags.session ? undefined : findBuyerBearer(ctx, flags);
   const bearer = found ? { ...found, source: describeSource(found.source) } : undefined;
   const client = bearer ? ctx.client(bearer.token, bearer.server) : await ctx.session();
   const who = await ctx.spin('Asking the platform', () =>
@@ -335,7 +337,8 @@ export function registerAuthCommands(program: Command, contextOf: ContextOf): vo
     .command('whoami')
     .description('Show auth_type, scope_type and scope_id of the bearer buyer commands use (see xx --help)')
     .option('--profile <name>', 'a credentials profile instead of XX_PAT / the active profile / the active agent')
-    .action(act(contextOf, (ctx, opts: BearerFlags) => whoami(ctx, opts)));
+    .option('--session', "the stored session instead (exchanged from the active agent's PAT, renewed when stale)")
+    .action(act(contextOf, (ctx, opts: BearerFlags & { session?: boolean }) => whoami(ctx, opts)));
   program
     .command('logout')
     .description('End the stored session; --all ends every session of the account (signs in again)')

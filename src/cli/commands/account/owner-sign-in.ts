@@ -1,14 +1,15 @@
 /**
- * The owner's proof for money-control commands (`pat list|create|update|revoke`, `dashboard`, `service pat
- * …`, `service payouts --flush`): a fresh sign-in with the seed in the encrypted keystore (SIWE with the Base
- * key, the Solana key's SIWS attestation attached: ./seed-sign-in.ts), opened with its passphrase (a hidden
- * prompt on a terminal, or XX_KEYSTORE_PASSPHRASE). The session it yields lives only in memory for that one command and is logged out after it; it is never
- * written to the session file, which holds only sessions exchanged from the agent PAT.
+ * The owner's proof for money-control commands (`pat list|create|update|revoke`, `dashboard`, `service init`,
+ * `service pat …`, `service payouts --flush`) and for reading the account's sellers (`service list --remote`): a
+ * fresh sign-in with the seed in the encrypted keystore (SIWE with the Base key, the Solana key's SIWS
+ * attestation attached: ./seed-sign-in.ts), opened with its passphrase (a hidden prompt on a terminal, or
+ * XX_KEYSTORE_PASSPHRASE). The session it yields lives only in memory for that one command and is logged out
+ * after it; it is never written to the session file, which holds only sessions exchanged from the agent PAT.
  *
- * Defends: an agent that can read the CLI's files (its PAT, the session file) still cannot change caps or
- * mint PATs — the server refuses exchanged sessions there (`fresh_sign_in_required`), and a sign-in needs
- * the seed. Does not defend: an agent given the keystore passphrase (XX_KEYSTORE_PASSPHRASE in its
- * environment) — that is the owner's own key handed over.
+ * Defends: an agent that can read the CLI's files (its PAT, the session file) still cannot change caps, mint
+ * PATs or read the account's sellers — the server refuses exchanged sessions there (`fresh_sign_in_required`),
+ * and a sign-in needs the seed. Does not defend: an agent given the keystore passphrase (XX_KEYSTORE_PASSPHRASE
+ * in its environment) — that is the owner's own key handed over.
  */
 import path from 'node:path';
 import { base58 } from '@scure/base';

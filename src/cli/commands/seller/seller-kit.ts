@@ -1,8 +1,9 @@
 /**
  * Shared pieces of the seller commands: the action wrapper (context + error rendering), flag-or-prompt
  * input, repeatable-flag collectors, argument checks that fail with exit 2 and name the flag, and the
- * two ways a seller command reaches the platform (the active service PAT, or the account session for what
- * only the owner may do: registering a service, minting service PATs, flushing payouts).
+ * two ways a seller command reaches the platform (the active service PAT, or the owner's fresh sign-in with the
+ * seed, ../account/owner-sign-in.ts, for what only the owner may do: registering a service, listing the
+ * account's services, minting service PATs, flushing payouts).
  */
 import type { Command } from 'commander';
 import { CliError } from '../../core/cli-error.js';

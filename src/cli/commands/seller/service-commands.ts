@@ -1,9 +1,11 @@
 /**
  * `xx service …`: register a service (POST /v1/sellers with the owner's fresh sign-in, as the other owner
- * commands do), show it, list the services on this machine or on the account, and switch the active one. The
- * service PAT from `init` is written to a 0600 record and never printed unless `--show-pat` is given. The rest of the group lives
- * beside this file: suspend/resume (./service-lifecycle-commands.ts), banking (./service-banking-commands.ts),
- * payouts (./service-payouts-command.ts) and the service's own PATs (./service-pat-commands.ts).
+ * commands do), show it, list the services on this machine or on the account (GET /v1/sellers, with the
+ * owner's fresh sign-in too: neither the agent PAT nor a session exchanged from it may read the account's
+ * sellers), and switch the active one. The service PAT from `init` is written to a 0600 record and never
+ * printed unless `--show-pat` is given. The rest of the group lives beside this file: suspend/resume
+ * (./service-lifecycle-commands.ts), banking (./service-banking-commands.ts), payouts
+ * (./service-payouts-command.ts) and the service's own PATs (./service-pat-commands.ts).
  */
 import type { Command } from 'commander';
 import type { CliContext } from '../../core/cli-context.js';
@@ -123,9 +125,10 @@ async function listLocal(ctx: CliContext): Promise<void> {
 }
 
 async function listRemote(ctx: CliContext): Promise<void> {
-  const session = await ctx.session();
-  const { sellers } = await ctx.spin('Listing services', () =>
-    readEveryPage(session, '/v1/sellers', 'sellers', { page: sellerPageSchema }),
+  // Reading the account's sellers is the owner's: the stored session, exchanged from the agent PAT, is refused
+  // there (`fresh_sign_in_required`), as that PAT is. A fresh sign-in with the seed, as `service init` does.
+  const { sellers } = await withOwnerSession(ctx, '`xx service list --remote`', (owner) =>
+    ctx.spin('Listing services', () => readEveryPage(owner, '/v1/sellers', 'sellers', { page: sellerPageSchema })),
   );
   ctx.out(
     { sellers },
@@ -167,7 +170,7 @@ export function registerServiceCommands(program: Command, contextOf: ContextOf):
   service
     .command('list')
     .description('Services on this machine (--remote: on the account)')
-    .option('--remote', 'list the account’s services from the platform')
+    .option('--remote', 'list the account’s services from the platform (the owner signs in again with the seed)')
     .action(act<{ remote?: boolean }>(contextOf, (ctx, opts) => (opts.remote ? listRemote(ctx) : listLocal(ctx))));
   service
     .command('switch')
