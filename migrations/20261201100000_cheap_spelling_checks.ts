@@ -10,8 +10,9 @@
  * both). test/integration/db/cheap-spelling-checks.test.ts holds each new check equal to the old on the hostile
  * inputs and on every spelling a row may have.
  *
- * Each constraint keeps its name; it is added NOT VALID and then validated, so existing rows are read without
- * locking the table against writes for the scan. Tables written rarely (wallets, wallet keys, balance readings,
+ * Each constraint keeps its name; it is added NOT VALID and then validated. Inside the migration's one transaction
+ * the ADD's ACCESS EXCLUSIVE lock is held until it commits, so writes to each table wait for its scan: on a large
+ * deployment, run the migration at a quiet moment. Tables written rarely (wallets, wallet keys, balance readings,
  * pay-to addresses) keep their checks as they are.
  *
  * Down: the bounded forms back.
