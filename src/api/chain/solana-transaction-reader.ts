@@ -17,9 +17,9 @@ import {
   getBase64Encoder,
   getCompiledTransactionMessageDecoder,
   getTransactionDecoder,
-  isSignature,
 } from '@solana/kit';
 import { z } from 'zod';
+import { isSolanaSignature } from '../../shared/ledger-report-schema.js';
 import type { LandedSolanaTransaction, SolanaTokenBalance } from './solana-ledger-transfer.js';
 
 const MAX_REPLY_BYTES = 1024 * 1024;
@@ -157,7 +157,7 @@ export async function readSolanaTransaction(
   signature: string,
   timeoutMs: number,
 ): Promise<SolanaTransactionRead> {
-  if (!isSignature(signature)) return { kind: 'not_found' };
+  if (!isSolanaSignature(signature)) return { kind: 'not_found' };
   try {
     const statuses = statusReply.safeParse(
       await call(url, 'getSignatureStatuses', [[signature], { searchTransactionHistory: true }], timeoutMs),

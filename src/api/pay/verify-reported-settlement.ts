@@ -14,7 +14,7 @@
  * the stored authorization names is run); one transaction stored under two spellings (EVM hashes are
  * lower-cased; base58 is case-sensitive and kept). Does not defend: a lying RPC endpoint.
  */
-import { isSignature } from '@solana/kit';
+import { isSolanaSignature } from '../../shared/ledger-report-schema.js';
 import { x402UptoPermit2ProxyAddress } from '@x402/evm';
 import type { MinedTransaction } from '../chain/balance-reader.js';
 import { readSolanaTransaction } from '../chain/solana-transaction-reader.js';
@@ -41,8 +41,7 @@ export function isSolanaPayment(payment: PaymentAuthorization): payment is Solan
 /** `transaction` as stored for `payment`'s family (see the header); invalid_request in the other spelling. */
 export function settlementKey(payment: PaymentAuthorization, transaction: string): string {
   if (isSolanaPayment(payment)) {
-    // kit's isSignature throws (rather than answering false) on a character outside the base58 alphabet.
-    if (/^[1-9A-HJ-NP-Za-km-z]{64,88}$/.test(transaction) && isSignature(transaction)) return transaction;
+    if (isSolanaSignature(transaction)) return transaction;
     throw new AppError('invalid_request', {
       message: "A Solana payment's settlement is named by its transaction signature (base58).",
       fields: { field: 'transaction', network: payment.network },
