@@ -247,7 +247,8 @@ describe('pay races and crash safety (two API processes, one PostgreSQL)', funct
       fetch(`${apis[i % 2]!.url}/v1/wallets/${wallet.id}/policy`, {
         method: 'PUT',
         headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ daily_cap_usd: i % 2 === 0 ? '100' : '0.000001' }),
+        // Each put a policy of its own (an unchanged policy writes nothing): loose and tight in turn.
+        body: JSON.stringify({ daily_cap_usd: i % 2 === 0 ? String(101 + i) : `0.0000${String(i).padStart(2, '0')}` }),
       }).then(async (r) => ({ status: r.status, body: await r.json() }));
     const [pays, puts] = await Promise.all([
       Promise.all(

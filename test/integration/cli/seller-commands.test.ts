@@ -23,9 +23,14 @@ describe('xx seller commands that change state (CLI subprocess, HTTP, PostgreSQL
   let docServer: http.Server;
   let docUrl: string;
   let doc: Record<string, unknown>;
-  let session: string;
 
   const json = async (args: string[]) => stdoutJson(await runXx([...args, '--json'], env), args.join(' '));
+  /** Reads what the platform holds for a seller with the service PAT `service init` stored for it (the agent's
+   * exchanged session reads no sellers, as its PAT may not). */
+  const asService = (sellerId: string, path = '') =>
+    t.request('GET', `/v1/sellers/${sellerId}${path}`, {
+      token: JSON.parse(fs.readFileSync(`${env.XX_SERVICES_DIR}/${sellerId}.json`, 'utf8')).pat,
+    });
 
   before(async () => {
     ({ forwarder, t } = await startForwardedTreasury());
@@ -35,7 +40,6 @@ describe('xx seller commands that change state (CLI subprocess, HTTP, PostgreSQL
     docUrl = `http://127.0.0.1:${(docServer.address() as { port: number }).port}/openapi.json`;
     doc = { openapi: '3.1.0', paths: { '/search': { get: { operationId: 'search', 'x-price-usd': '0.05' } } } };
     assertOk(await runXx(['init', '--new-seed', '--chain', 'base', '--json'], env), 'init');
-    session = JSON.parse(fs.readFileSync(env.XX_SESSION_PATH!, 'utf8')).session;
   });
   after(async () => {
     docServer?.close();
@@ -48,7 +52,7 @@ describe('xx seller commands that change state (CLI subprocess, HTTP, PostgreSQL
     const created = await json(['service', 'init', '--name', 'Lifecycle Co', '--openapi-url', docUrl]);
     const sellerId = created.seller_id as string;
     assert.deepEqual(created.ingest.added, ['search']);
-    const seller = (path = '') => t.request('GET', `/v1/sellers/${sellerId}${path}`, { token: session });
+    const seller = (path = '') => asService(sellerId, path);
     const endpoints = async () => (await seller('/endpoints')).body.endpoints as Array<Record<string, any>>;
 
     // refresh: a new operation in the document becomes an endpoint on the platform.
@@ -141,8 +145,7 @@ describe('xx seller commands that change state (CLI subprocess, HTTP, PostgreSQL
   it('service switch makes another local service the one later commands act on', async () => {
     const first = await json(['service', 'init', '--name', 'Switch One']);
     const second = await json(['service', 'init', '--name', 'Switch Two']);
-    const status = async (id: string) =>
-      (await t.request('GET', `/v1/sellers/${id}`, { token: session })).body.status as string;
+    const status = async (id: string) => (await asService(id)).body.status as string;
     assert.equal((await json(['service', 'show'])).seller_id, second.seller_id, 'init makes the new service active');
 
     const switched = await json(['service', 'switch', first.slug]);
@@ -152,11 +155,7 @@ describe('xx seller commands that change state (CLI subprocess, HTTP, PostgreSQL
     assert.deepEqual([await status(first.seller_id), await status(second.seller_id)], ['suspended', 'active']);
     assert.equal((await json(['service', 'switch', second.seller_id])).seller_id, second.seller_id);
     assert.equal((await json(['payout-mode', 'set', 'platform_mor'])).seller_id, second.seller_id);
-    const modes = await Promise.all(
-      [first, second].map(
-        async (s) => (await t.request('GET', `/v1/sellers/${s.seller_id}`, { token: session })).body.payout_mode,
-      ),
-    );
+    const modes = await Promise.all([first, second].map(async (s) => (await asService(s.seller_id)).body.payout_mode));
     assert.deepEqual(modes, ['direct', 'platform_mor']);
     assert.equal((await runXx(['service', 'switch', 'no-such-service'], env)).code, 2);
   });
