@@ -249,6 +249,9 @@ export async function startBenchApi(options: BenchApiOptions): Promise<ChildProc
       // 75 refused creations once sent three payments in four to `/v1/wallets/undefined/pay`: 400s).
       TREASURY_MAX_WALLETS_PER_ACCOUNT: '100000',
       TREASURY_MAX_WALLETS_PER_AGENT: '100000',
+      // Owner-signed policies go to every wallet of the one account (BENCH_OWNER_POLICIES): above the default
+      // 60 policy writes an account per window.
+      TREASURY_RATE_LIMIT_POLICY: '10000000',
       ...options.env,
     },
     stdio: ['ignore', options.stdout ?? 'ignore', 'inherit'],
