@@ -251,10 +251,18 @@ describe('Solana payments (HTTP, SoftHSM Ed25519, offline chain, official facili
     const tx = getTransactionDecoder().decode(getBase64Encoder().encode(first.body.transaction));
     assert.ok(Buffer.from(tx.messageBytes).includes(Buffer.from('order-42')));
     // The same memo, payee and amount under the same blockhash is the same transaction: refused as a reused nonce.
-    const same = await pay(wallet.id, requirementsFor({ extra: { feePayer: solana.feePayer, memo: 'order-42' } }));
+    // A blockhash that moved between the two (a busy machine) makes another transaction, signed as such: ask again
+    // until two asks meet the same blockhash, and never is one message signed twice.
+    let same = await pay(wallet.id, requirementsFor({ extra: { feePayer: solana.feePayer, memo: 'order-42' } }));
+    let signedLast = first.body.solana_transfer.message_hash as string;
+    for (let i = 0; i < 5 && same.status === 200; i++) {
+      assert.notEqual(same.body.solana_transfer.message_hash, signedLast, 'one message is never signed twice');
+      signedLast = same.body.solana_transfer.message_hash as string;
+      same = await pay(wallet.id, requirementsFor({ extra: { feePayer: solana.feePayer, memo: 'order-42' } }));
+    }
     assert.equal(same.status, 409, JSON.stringify(same.body));
     assert.equal(same.body.error_code, 'nonce_already_used');
-    assert.equal(same.body.nonce, first.body.solana_transfer.message_hash);
+    assert.equal(same.body.nonce, signedLast);
     const second = await pay(wallet.id, requirementsFor());
     assert.equal(second.status, 200, JSON.stringify(second.body));
     assert.notEqual(second.body.transaction, first.body.transaction);
