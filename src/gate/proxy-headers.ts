@@ -4,10 +4,14 @@
  *   Proxy-Authenticate, Proxy-Authorization, TE, Trailer, Transfer-Encoding, Upgrade) stop at the gate both ways;
  * - payment headers never reach the origin: the buyer's X-PAYMENT / PAYMENT-SIGNATURE and anything named
  *   `payment-*` or `x-payment*` (the gate settled the payment; the origin gets the request only);
- * - the buyer's own X-Forwarded-* / Forwarded are dropped and the gate's written instead (For, Host, Proto, and
- *   Prefix when routed by path prefix), so an origin can trust them as far as it trusts the gate; headers that
- *   name another request target (X-Original-URL, X-Rewrite-URL, X-Forwarded-Uri…) are dropped, so what the
+ * - the buyer's own X-Forwarded-* / Forwarded, and the client-address and scheme headers servers read as theirs
+ *   (X-Real-IP, Client-IP, True-Client-IP, X-Forwarded-Scheme, X-Scheme…), are dropped and the gate's written
+ *   instead (For, Host, Proto, and Prefix when routed by path prefix), so an origin can trust them as far as it
+ *   trusts the gate; headers that name another request target or a part of it (X-Original-URL, X-Rewrite-URL,
+ *   X-Forwarded-Uri, X-Script-Name — Flask's ReverseProxied strips it from the path…) are dropped, so what the
  *   origin serves is the path priced;
+ * - Content-Type crosses under its own name only: `Content_Type` would be a second Content-Type to a server that
+ *   maps headers to variables (Symfony reads HTTP_CONTENT_TYPE as one), not the one the gate read;
  * - from the origin, payment headers and `Settlement-Overrides` never reach the buyer as the origin wrote them
  *   (the receipt is the gate's; an upto charge is read from the override first).
  * - the buyer's Expect stops at the gate: the gate has read the whole body before it forwards anything, so the
@@ -46,6 +50,18 @@ const FORWARDING = new Set([
   'x-forwarded-proto',
   'x-forwarded-port',
   'x-forwarded-prefix',
+  'x-forwarded-server',
+  'x-forwarded-scheme',
+  'x-forwarded-ssl',
+  'x-forwarded-protocol',
+  'x-url-scheme',
+  'x-scheme',
+  'front-end-https',
+  'x-real-ip',
+  'client-ip',
+  'x-client-ip',
+  'true-client-ip',
+  'x-cluster-client-ip',
 ]);
 
 /**
@@ -60,6 +76,8 @@ const TARGET_OVERRIDES = new Set([
   'x-forwarded-uri',
   'x-forwarded-path',
   'x-envoy-original-path',
+  'x-original-path',
+  'x-script-name',
 ]);
 
 /** A header name as every rule here compares it: lower-case, `_` read as `-`. */
@@ -77,8 +95,8 @@ export function isPaymentHeader(name: string): boolean {
   return canonical.startsWith('payment-') || canonical.startsWith('x-payment');
 }
 
-/** The header names a Connection header lists (they are hop-by-hop too). */
-function connectionListed(value: string | string[] | undefined): ReadonlySet<string> {
+/** The header names a Connection header lists (they are hop-by-hop too), as `canonicalName` gives them. */
+export function connectionListed(value: string | string[] | undefined): ReadonlySet<string> {
   if (value === undefined) return NONE_LISTED;
   const listed = new Set<string>();
   for (const v of Array.isArray(value) ? value : value ? [value] : [])
@@ -90,13 +108,18 @@ function connectionListed(value: string | string[] | undefined): ReadonlySet<str
 }
 
 /**
- * The request headers the origin gets (Host is set by the proxy to the origin's; Content-Length by the proxy
- * to the length of the body the gate read, origin-proxy.ts).
+ * One request's crossing headers, worked out once: the method-override check and the proxy read the same object
+ * (so what was checked is what is forwarded); held only as long as the request's own headers are.
  */
-export function requestHeadersForOrigin(
-  incoming: IncomingHttpHeaders,
-  forwarded: { for: string | undefined; host: string | undefined; proto: 'http' | 'https'; prefix: string },
-): IncomingHttpHeaders {
+const crossing = new WeakMap<IncomingHttpHeaders, Readonly<IncomingHttpHeaders>>();
+
+/**
+ * The buyer's headers that reach the origin as sent (the gate's forwarding headers, Host and Content-Length are
+ * added by `requestHeadersForOrigin` and origin-proxy.ts). What method-override.ts decides on.
+ */
+export function buyerHeadersForOrigin(incoming: IncomingHttpHeaders): Readonly<IncomingHttpHeaders> {
+  const seen = crossing.get(incoming);
+  if (seen) return seen;
   const listed = connectionListed(incoming.connection);
   const out: IncomingHttpHeaders = {};
   for (const [name, value] of Object.entries(incoming)) {
@@ -106,9 +129,23 @@ export function requestHeadersForOrigin(
     if (TARGET_OVERRIDES.has(canonical)) continue;
     if (isPaymentHeader(canonical) || canonical === 'host' || canonical === 'content-length' || canonical === 'expect')
       continue;
+    if (canonical === 'content-type' && lower !== 'content-type') continue;
     if (lower.startsWith(':')) continue;
     out[lower] = value;
   }
+  crossing.set(incoming, out);
+  return out;
+}
+
+/**
+ * The request headers the origin gets (Host is set by the proxy to the origin's; Content-Length by the proxy
+ * to the length of the body the gate read, origin-proxy.ts).
+ */
+export function requestHeadersForOrigin(
+  incoming: IncomingHttpHeaders,
+  forwarded: { for: string | undefined; host: string | undefined; proto: 'http' | 'https'; prefix: string },
+): IncomingHttpHeaders {
+  const out: IncomingHttpHeaders = { ...buyerHeadersForOrigin(incoming) };
   if (forwarded.for) out['x-forwarded-for'] = forwarded.for;
   if (forwarded.host) out['x-forwarded-host'] = forwarded.host;
   out['x-forwarded-proto'] = forwarded.proto;

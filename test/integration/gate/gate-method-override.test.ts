@@ -6,8 +6,11 @@
  * - an override header naming another method, or a `_method` parameter in the query, a form, multipart or JSON
  *   body (however its name is spelled: any case, escaped, `.method`, `_method[]`) is refused — 400
  *   `gate_method_override_refused` — and nothing reaches the origin;
+ * - what an origin would read otherwise than the gate is refused too, decided on the headers that cross: a
+ *   Connection header hiding Content-Type (a), two media types (b), a multipart boundary Rack or PHP read another
+ *   way (c), any `multipart/*` (d), a type naming json anywhere (e, Laravel), any other POST body read as a form;
  * - an override header naming the request's own method, and parameters that only look alike (`method`,
- *   `my_method`, `_method` as a value or a file name), pass as sent.
+ *   `my_method`, `_method` as a value or a file name), pass as sent; so do plain JSON, form and upload bodies.
  */
 import assert from 'node:assert/strict';
 import type { GateEndpoint } from '../../../src/shared/api-responses/gate-responses.js';
@@ -146,13 +149,120 @@ describe('gate: a method override is refused, not sold as the cheaper method', f
       ['', FORM, 'name=_method&method=DELETE'],
       ['', MULTIPART, multipart([['name="file"; filename="_method.txt"', '_method=DELETE']])],
       ['', 'application/json', '{"method":"DELETE","data":{"_method":"PUT"}}'],
-      ['', 'text/plain', '_method=DELETE'],
     ];
     for (const [query, type, body] of passing) {
       const res = await rawExchange(gate.url, post(query, type ? { 'Content-Type': type } : {}, body));
       assert.equal(res.status, 200, `${query} ${type} ${body} → ${res.status} ${res.body}`);
       const seen = origin.requests.at(-1)!;
       assert.deepEqual([seen.method, seen.url, seen.body], ['POST', `/items${query}`, body ?? '']);
+    }
+  });
+
+  /** Each request is refused with the override code and none reaches the origin (every one that is not, listed). */
+  async function assertRefused(requests: RawRequest[]): Promise<void> {
+    const before = origin.runs;
+    const passed: string[] = [];
+    for (const request of requests) {
+      const res = await rawExchange(gate.url, request);
+      if (res.status !== 400 || errorCode(res.body) !== 'gate_method_override_refused')
+        passed.push(`${JSON.stringify(request.headers)} ${JSON.stringify(request.body)} → ${res.status}`);
+    }
+    assert.deepEqual(passed, [], 'not refused');
+    assert.equal(origin.runs, before, 'an override reached the origin');
+  }
+
+  /** A multipart body of `parts` (each part's header lines, value) under `boundary`, as sent. */
+  const parts = (boundary: string, list: Array<[string, string]>, close = `--${boundary}--\r\n`) =>
+    list.map(([head, value]) => `--${boundary}\r\n${head}\r\n\r\n${value}\r\n`).join('') + close;
+  const methodPart = (boundary: string) =>
+    parts(boundary, [['Content-Disposition: form-data; name="_method"', 'DELETE']]);
+
+  it('(a) a Content-Type the gate would read but not forward (listed in Connection) is refused', async () => {
+    // The origin would get no Content-Type, and Rack reads a POST without one as a form.
+    await assertRefused([
+      post('', { 'Content-Type': 'text/plain', Connection: 'content-type' }, '_method=DELETE'),
+      post('', { 'Content-Type': 'text/plain', Connection: 'Content_Type' }, '%5Fmethod=DELETE'),
+      post('', { 'Content-Type': FORM, Connection: 'content-length' }, 'a=1'),
+      post('', { Connection: 'x-http-method-override', 'X-HTTP-Method-Override': 'DELETE' }),
+    ]);
+  });
+
+  it('(b) a Content-Type naming more than one media type is refused', async () => {
+    // Rack's media type ends at `,` as well as `;`: this is a form to it.
+    await assertRefused([
+      post('', { 'Content-Type': `${FORM}, x` }, '_method=DELETE'),
+      post('', { 'Content-Type': `${FORM},text/plain` }, '%5Fmethod=DELETE'),
+      post('', { 'Content-Type': 'text/plain, application/x-www-form-urlencoded' }, 'a=1'),
+    ]);
+  });
+
+  it('(c) a multipart boundary an origin could read otherwise than the gate is refused', async () => {
+    // Rack's and PHP's boundary ends at `,`: they find `--B` parts where the gate would look for `--B,x`.
+    await assertRefused([
+      post('', { 'Content-Type': 'multipart/form-data; boundary=B,x' }, methodPart('B')),
+      post('', { 'Content-Type': 'multipart/form-data' }, '_method=DELETE'), // no boundary: Rack reads a form
+      post('', { 'Content-Type': 'multipart/form-data; boundary =B' }, '_method=DELETE'),
+      post('', { 'Content-Type': `multipart/form-data; boundary=${'b'.repeat(71)}` }, methodPart('b'.repeat(71))),
+      post('', { 'Content-Type': 'multipart/form-data; boundary=A; x="boundary=B"' }, methodPart('B')),
+      post('', { 'Content-Type': 'multipart/form-data; boundary=B x' }, methodPart('B')),
+    ]);
+  });
+
+  it('(d) a `_method` part of any multipart type, however its name is written, is refused', async () => {
+    const mixed = (body: string) => post('', { 'Content-Type': 'multipart/mixed; boundary=B' }, body);
+    await assertRefused([
+      mixed(methodPart('B')),
+      post('', { 'Content-Type': 'multipart/related; boundary="B"' }, methodPart('B')),
+      // Rack names a part by its Content-ID when it has no name.
+      mixed(parts('B', [['Content-ID: _method', 'DELETE']])),
+      // Rack reads the last ` name=` of the line.
+      mixed(parts('B', [['Content-Disposition: form-data; name="a"; x=" name=_method"', 'DELETE']])),
+      // A closing delimiter inside a value is not one (it does not start a line).
+      mixed(
+        parts('B', [
+          ['Content-Disposition: form-data; name="a"', 'x--B--'],
+          ['Content-Disposition: form-data; name="_method"', 'DELETE'],
+        ]),
+      ),
+    ]);
+  });
+
+  it('(e) a JSON body is read as JSON whenever its type says json anywhere (Laravel)', async () => {
+    await assertRefused(
+      ['application/json-seq', 'text/plain;a=/json', 'application/json; charset=utf-8', 'TEXT/JSON5'].map((type) =>
+        post('', { 'Content-Type': type }, '{"_method":"DELETE"}'),
+      ),
+    );
+  });
+
+  it('a POST body of any other type that could be read as a form naming `_method` is refused', async () => {
+    await assertRefused([
+      post('', { 'Content-Type': 'text/plain' }, '_method=DELETE'),
+      post('', { 'Content-Type': 'application/octet-stream' }, 'a=1&%5Fmethod=DELETE'),
+      post('', { 'Content-Type': 'text/plain' }, 'a=1&+_METHOD=PUT'),
+      post('', { 'Content-Type': FORM }, '_method%00x=DELETE'), // PHP ends a name at NUL
+    ]);
+  });
+
+  it('legitimate bodies pass: JSON, a form and a multipart upload without `_method`', async () => {
+    const upload = parts('----WebKitFormBoundaryQ3x', [
+      ['Content-Disposition: form-data; name="title"', 'method'],
+      [
+        'Content-Disposition: form-data; name="file"; filename="a.bin"\r\nContent-Type: application/octet-stream',
+        'x\u0001y',
+      ],
+    ]);
+    const passing: Array<[string, string]> = [
+      ['application/json', '{"title":"a","method":"DELETE"}'],
+      [`${FORM}; charset=UTF-8`, 'title=a&method=DELETE'],
+      ['multipart/form-data; boundary=----WebKitFormBoundaryQ3x', upload],
+      ['text/plain', 'the _method field is documented'],
+    ];
+    for (const [type, body] of passing) {
+      const res = await rawExchange(gate.url, post('', { 'Content-Type': type }, body));
+      assert.equal(res.status, 200, `${type} ${body} → ${res.status} ${res.body}`);
+      const seen = origin.requests.at(-1)!;
+      assert.deepEqual([seen.method, seen.headers['content-type'], seen.body], ['POST', type, body]);
     }
   });
 });
