@@ -8,7 +8,14 @@ import { metricMakers } from '../shared/metric-makers.js';
 import { createX402MiddlewareMetrics, type X402MiddlewareMetrics } from '../x402/seller/middleware-metrics.js';
 
 export type OriginOutcome =
-  'answered' | 'failed_status' | 'unreachable' | 'refused' | 'timeout' | 'client_closed' | 'passed';
+  | 'answered'
+  | 'answered_client_closed'
+  | 'failed_status'
+  | 'unreachable'
+  | 'refused'
+  | 'timeout'
+  | 'client_closed'
+  | 'passed';
 
 export interface GateMetrics {
   registry: Registry;

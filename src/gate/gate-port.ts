@@ -7,22 +7,28 @@
  * What the buyer gets when the paid work fails, nothing settled: the origin's own answer as is when its status
  * is 400 or above; 502 `gate_origin_unreachable`, 502 `gate_origin_refused` (an origin not verified, or on an
  * address the gate may not connect to), 504 `gate_origin_timeout` when the gate could not get one; nothing when
- * the buyer already left (also when it leaves while the body is held: a buyer who is gone is not charged).
+ * the buyer left before the request reached the origin (not charged; the payment can be presented again).
+ *
+ * A buyer who leaves once the origin was reached is charged for what ran: the origin's answer is still read whole
+ * and handed to the paywall, which settles it (exactly once; the replay guard keeps the payment spent, and a
+ * `payment-identifier` keeps the answer for a retry) — then nothing is written. Otherwise a hang-up would buy an
+ * unpaid run of the origin, again and again with the same payment (origin outcome `answered_client_closed`).
  *
  * Defends against: paid content leaving before settlement, an origin's failure being charged, an origin's
- * payment headers reaching the buyer (proxy-headers.ts). Does not defend against: a buyer leaving during the
- * settlement call itself (settled and its ledger row reported, then nothing is written).
+ * payment headers reaching the buyer (proxy-headers.ts), one payment buying many runs of the origin through
+ * hang-ups. Does not defend against: a buyer leaving during the settlement call itself (settled and its ledger
+ * row reported, then nothing is written); a buyer charged for an answer it hung up on (what it paid for ran).
  */
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { pipeline, type Readable } from 'node:stream';
 import { ERROR_CODES } from '../shared/error-codes.js';
-import { discardBody } from '../x402/seller/held-body.js';
 import type { HeldResponse, PaidRequestPort, PaywallAnswer } from '../x402/seller/paid-request.js';
+import { REPLAYED_HEADERS } from '../x402/seller/payment-identifier-rule.js';
 import { parseSettlementOverride, SETTLEMENT_OVERRIDES_HEADER } from '../x402/seller/settlement-amount.js';
 import type { GateMetrics } from './gate-metrics.js';
 import type { RoutedRequest } from './gate-router.js';
-import type { OriginExchange, OriginProxy, OriginResponse } from './origin-proxy.js';
-import { responseHeadersForBuyer } from './proxy-headers.js';
+import type { BuyerGone, OriginExchange, OriginProxy, OriginResponse } from './origin-proxy.js';
+import { responseHeadersForBuyer, type OriginResponseHeaders } from './proxy-headers.js';
 
 export type GateErrorCode =
   | 'gate_not_ready'
@@ -71,6 +77,20 @@ const firstValue = (value: string | string[] | undefined): string | undefined =>
  */
 const joinedValue = (value: string | string[] | undefined): string | undefined =>
   Array.isArray(value) ? value.join(', ') : value;
+
+/** Headers whose value is a list (RFC 9110): a repeated one is joined; any other keeps its first line. */
+const LIST_HEADERS = new Set(['cache-control', 'content-encoding', 'content-language', 'vary']);
+
+/**
+ * The origin's headers a `payment-identifier` answer replays (payment-identifier-rule.ts `REPLAYED_HEADERS`: what
+ * the body means — its type, encoding, range, target — and how it may be cached), one value each.
+ */
+function replayableHeaders(headers: OriginResponseHeaders): Record<string, string | undefined> {
+  const kept: Record<string, string | undefined> = {};
+  for (const name of REPLAYED_HEADERS)
+    kept[name] = LIST_HEADERS.has(name) ? joinedValue(headers[name]) : firstValue(headers[name]);
+  return kept;
+}
 
 /** The exchange's failure, written; `client_closed` writes nothing. */
 function writeExchangeFailure(
@@ -142,11 +162,11 @@ function originAnswered(exchange: OriginExchange): boolean | undefined {
   return undefined;
 }
 
-/** The request to the origin, its outcome heard by `observe`. */
-async function forwardObserved(c: GatePortContext): Promise<OriginExchange> {
+/** The request to the origin, its outcome heard by `observe`; `buyerGone`: what the buyer leaving does to it. */
+async function forwardObserved(c: GatePortContext, buyerGone: BuyerGone): Promise<OriginExchange> {
   // No origin the gate may sell (none set, or not verified): nothing is forwarded.
   if (!c.origin) return { kind: 'refused', cause: 'origin_not_verified' };
-  const exchange = await c.proxy.forward(c.req, c.res, c.origin, c.routed, c.body);
+  const exchange = await c.proxy.forward(c.req, c.res, c.origin, c.routed, c.body, buyerGone);
   const answered = originAnswered(exchange);
   if (answered !== undefined) c.observe?.(answered);
   return exchange;
@@ -158,11 +178,9 @@ export function gatePort(c: GatePortContext): PaidRequestPort {
   const writeFailure = (outcome: Exclude<OriginExchange, { kind: 'response' }>) =>
     writeExchangeFailure(res, metrics, outcome);
 
-  const forward = () => forwardObserved(c);
-
   return {
     async pass() {
-      const exchange = await forward();
+      const exchange = await forwardObserved(c, 'abort');
       if (exchange.kind !== 'response') return writeFailure(exchange);
       metrics.origin.inc({ outcome: 'passed' });
       streamThrough(res, exchange.response, exchange.done);
@@ -183,7 +201,8 @@ export function gatePort(c: GatePortContext): PaidRequestPort {
     },
 
     async run(): Promise<HeldResponse | 'failed'> {
-      const exchange = await forward();
+      // Once sent, the paid run goes on without the buyer: the origin may be doing the work (see the header).
+      const exchange = await forwardObserved(c, 'finish_once_sent');
       if (exchange.kind !== 'response') {
         writeFailure(exchange);
         return 'failed';
@@ -204,19 +223,12 @@ export function gatePort(c: GatePortContext): PaidRequestPort {
         return 'failed';
       }
       exchange.done();
-      if (res.destroyed) {
-        discardBody(captured);
-        metrics.origin.inc({ outcome: 'client_closed' });
-        return 'failed';
-      }
-      metrics.origin.inc({ outcome: 'answered' });
+      // The buyer gone after the origin was reached: the answer is settled all the same (writeHeld writes nothing).
+      metrics.origin.inc({ outcome: res.destroyed ? 'answered_client_closed' : 'answered' });
       return {
         captured,
         status,
-        headers: () => ({
-          'content-type': firstValue(response.headers['content-type']),
-          'cache-control': joinedValue(response.headers['cache-control']),
-        }),
+        headers: () => replayableHeaders(response.headers),
         override: parseSettlementOverride(joinedValue(response.headers[SETTLEMENT_OVERRIDES_HEADER.toLowerCase()])),
         // Nothing of the origin's answer has been written yet: the paywall's answer goes out alone.
         dropHeaders() {},

@@ -16,13 +16,20 @@
  * certificate not trusted); `refused` (the origin's address is not one the gate may connect to, or the request
  * line would not be the priced target); `timeout` (no complete answer within `timeoutMs` — the caller calls
  * `done()` once it has read what it holds, which stops the clock); `client_closed` (the buyer went away first:
- * the origin request is aborted).
+ * nothing is sent, or the origin request is aborted).
+ *
+ * The buyer leaving (`BuyerGone`): an unpaid pass is aborted whenever it happens. A paid run is aborted only while
+ * the origin has not been reached (the buyer gone before the request was handed to the origin's connection);
+ * after that the origin may already be doing the paid work, so the exchange goes on to the origin's whole answer
+ * (bounded by `timeoutMs` and the held-bytes cap as ever), which the paywall then settles: what runs is what is
+ * charged, and a hang-up cannot buy a free run of the origin (gate-port.ts).
  *
  * Defends against: a path re-resolved after pricing (the priced target is the request line, byte for byte), a
  * slow or dead origin holding a paid request forever (bounded, then 504/502 with nothing settled), an origin on
- * loopback or a private network without the operator's consent, a buyer's disconnect leaving the origin request
- * running. Does not defend against: an origin that answers quickly and then trickles an oversize body after
- * settlement (its socket's own idle time-out ends it; the buyer was charged for an answer that began).
+ * loopback or a private network without the operator's consent, a buyer's disconnect leaving an unpaid or
+ * not-yet-sent origin request running, a buyer's disconnect undoing a paid run the origin already began. Does not
+ * defend against: an origin that answers quickly and then trickles an oversize body after settlement (its
+ * socket's own idle time-out ends it; the buyer was charged for an answer that began).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Agent, type Dispatcher } from 'undici';
@@ -51,6 +58,12 @@ export type OriginExchange =
   | { kind: 'refused'; cause: 'origin_address' | 'request_line' | 'origin_not_verified' }
   | { kind: 'timeout' }
   | { kind: 'client_closed' };
+
+/**
+ * What the buyer leaving does to the exchange: `abort` it (an unpaid pass), or `finish_once_sent` (a paid run:
+ * aborted only while the request has not reached the origin's connection, finished to the answer after).
+ */
+export type BuyerGone = 'abort' | 'finish_once_sent';
 
 export interface OriginProxyOptions {
   timeoutMs: number;
@@ -87,7 +100,7 @@ export class OriginProxy {
 
   /**
    * Sends `req` to `origin` at `routed.originUrl` with `body` (already read; undefined: none); resolves with the
-   * one outcome of the exchange.
+   * one outcome of the exchange. `buyerGone`: what the buyer leaving does to it (see the header).
    */
   forward(
     req: IncomingMessage,
@@ -95,10 +108,13 @@ export class OriginProxy {
     origin: URL,
     routed: RoutedRequest,
     body: Buffer | undefined,
+    buyerGone: BuyerGone = 'abort',
   ): Promise<OriginExchange> {
     if (literalRefused(origin, this.options.allowPrivate))
       return Promise.resolve({ kind: 'refused', cause: 'origin_address' });
     if (originHasOwnPath(origin)) return Promise.resolve({ kind: 'refused', cause: 'request_line' });
+    // Gone already (while the body was read or the payment verified; its `close` will not come again): not sent.
+    if (res.destroyed) return Promise.resolve({ kind: 'client_closed' });
     return this.exchange(
       {
         origin: origin.origin,
@@ -108,15 +124,24 @@ export class OriginProxy {
         body: body ?? null,
       },
       res,
+      buyerGone,
     );
   }
 
   /** Runs one request to its single outcome (see the header). */
-  private exchange(request: Dispatcher.DispatchOptions & { origin: string }, res: ServerResponse) {
+  private exchange(
+    request: Dispatcher.DispatchOptions & { origin: string },
+    res: ServerResponse,
+    buyerGone: BuyerGone,
+  ) {
     return new Promise<OriginExchange>((resolve) => {
       let settled = false;
       let timedOut = false;
       let controller: Dispatcher.DispatchController | undefined;
+      /** The request was handed to the origin's connection (and not aborted as it started). */
+      let sent = false;
+      /** Whether the buyer leaving (now) ends the exchange: always for a pass; for a paid run, until it was sent. */
+      const endsWithBuyer = () => buyerGone === 'abort' || !sent;
       let body: OriginBody | undefined;
       /** Why the exchange was given up before undici started it (it is aborted as it starts). */
       let abandoned: Error | undefined;
@@ -138,7 +163,7 @@ export class OriginProxy {
         abandon(new Error('origin time-out'));
       }, this.options.timeoutMs);
       const onClientClose = () => {
-        if (res.writableFinished) return;
+        if (res.writableFinished || !endsWithBuyer()) return;
         settle({ kind: 'client_closed' });
         abandon(new Error('the buyer went away'));
       };
@@ -147,6 +172,7 @@ export class OriginProxy {
         onRequestStart(started) {
           controller = started;
           if (abandoned) started.abort(abandoned);
+          else sent = true;
         },
         onResponseStart(started, statusCode, headers) {
           // 1xx answers are informational (undici passes them on): the answer is the next one.
@@ -164,10 +190,12 @@ export class OriginProxy {
             done,
             timedOut: () => timedOut,
           });
-          // The buyer leaving while the answer is held or streamed ends the origin's side too.
-          res.once('close', () => {
-            if (!res.writableFinished) held.destroy(new Error('the buyer went away'));
-          });
+          // The buyer leaving while the answer is held or streamed ends the origin's side too — not a paid run's
+          // (the caller reads it whole, to settle it, then drops what the buyer is no longer there to take).
+          if (buyerGone === 'abort')
+            res.once('close', () => {
+              if (!res.writableFinished) held.destroy(new Error('the buyer went away'));
+            });
         },
         onResponseData(_controller, chunk) {
           body?.data(chunk);
@@ -178,7 +206,7 @@ export class OriginProxy {
         onResponseError(_controller, err: Error & { code?: string }) {
           if (body) body.fail(err);
           else if (timedOut) settle({ kind: 'timeout' });
-          else if (res.destroyed) settle({ kind: 'client_closed' });
+          else if (res.destroyed && endsWithBuyer()) settle({ kind: 'client_closed' });
           else if (err.code === ORIGIN_REFUSED_CODE) settle({ kind: 'refused', cause: 'origin_address' });
           else if (err.code && INVALID_REQUEST_CODES.has(err.code)) settle({ kind: 'refused', cause: 'request_line' });
           else settle({ kind: 'unreachable', cause: err.code ?? err.message });

@@ -8,6 +8,7 @@
  */
 import type { Context, Next } from 'koa';
 import type { PaidRequestPort } from '../seller/paid-request-port.js';
+import { REPLAYED_HEADERS } from '../seller/payment-identifier-rule.js';
 import { captureBody } from './body-capture.js';
 import { takeSettlementOverride } from './settlement-amount.js';
 
@@ -33,10 +34,9 @@ export function koaPort(ctx: Context, next: Next, maxBodyBytes: number): PaidReq
       return {
         captured,
         status: ctx.status,
-        headers: () => ({
-          'content-type': ctx.response.get('Content-Type') || undefined,
-          'cache-control': ctx.response.get('Cache-Control') || undefined,
-        }),
+        // What a stored `payment-identifier` answer replays: the headers that say what the body bytes are (a
+        // handler's pre-compressed file carries its Content-Encoding, a range its Content-Range).
+        headers: () => Object.fromEntries(REPLAYED_HEADERS.map((name) => [name, ctx.response.get(name) || undefined])),
         override: takeSettlementOverride(ctx),
         /** Removes every response header the handler added (a discarded paid response must not leak through them). */
         dropHeaders() {

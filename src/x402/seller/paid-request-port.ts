@@ -50,7 +50,7 @@ export interface HeldResponse {
   captured: CapturedBody;
   /** The paid work's status. */
   status: number;
-  /** The paid work's `content-type` and `cache-control` (kept with a `payment-identifier` answer). */
+  /** The paid work's headers a `payment-identifier` answer replays (payment-identifier-rule.ts `REPLAYED_HEADERS`). */
   headers(): Record<string, string | undefined>;
   /** The `Settlement-Overrides` the paid work named (already removed from the response). */
   override: SettlementOverride;

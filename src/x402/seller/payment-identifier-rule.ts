@@ -6,9 +6,10 @@
  *     no id → 400 `payment_identifier_required` (nothing stored either way);
  *   - the same id with the same fingerprint (./payment-identifier-fingerprint.ts: payer, method, path+query,
  *     accepted requirements, body hash and the whole signed payload) already answered → that answer again
- *     (status, content-type, cache-control, `PAYMENT-RESPONSE` + `X-PAYMENT-RESPONSE`), nothing verified,
- *     settled or run; kept without its body (larger than `max_answer_bytes`, or streamed) → 410
- *     `payment_identifier_not_replayable` with the receipt headers;
+ *     (status, the raw body bytes with the headers that say what they are — `REPLAYED_HEADERS` below —,
+ *     `PAYMENT-RESPONSE` + `X-PAYMENT-RESPONSE`), nothing verified, settled or run; kept without its body
+ *     (larger than `max_answer_bytes`, or streamed) → 410 `payment_identifier_not_replayable` with the receipt
+ *     headers;
  *   - the same id with the same fingerprint still in flight → 409 `payment_identifier_in_flight` (Retry-After 1);
  *   - the same id with another fingerprint → 409 `payment_identifier_conflict`;
  *   - the store unreachable → 503 `payment_identifier_unavailable` (an id is a promise not to pay twice: without
@@ -116,12 +117,42 @@ export function replayStoredAnswer(port: PaidRequestPort, answer: StoredAnswer):
   port.replay({ status: answer.status, headers: answer.headers, body: Buffer.from(answer.body_base64, 'base64') });
 }
 
-/** The headers of a paid answer worth replaying, lower-cased. */
-const KEPT_HEADERS = ['content-type', 'cache-control'];
+/**
+ * The headers of a paid answer worth replaying, lower-cased, most needed first: the stored body is the raw bytes
+ * the paid work sent, so what they mean comes first — their type, their encoding (an origin's gzip replayed
+ * without `content-encoding` is garbage to the buyer), the range a 206 carries, the target a 3xx names — then how
+ * the answer may be cached and which variant it is.
+ */
+export const REPLAYED_HEADERS = [
+  'content-type',
+  'content-encoding',
+  'content-range',
+  'location',
+  'cache-control',
+  'vary',
+  'content-language',
+  'etag',
+  'last-modified',
+] as const;
 
 /**
- * The answer to keep for a settled payment: status, content-type and cache-control of the paid work's answer,
- * the receipt headers, and the body when it is at most `maxBytes` (undefined `body`: too large or streamed).
+ * The most headers one stored answer holds, the receipt's included (src/shared/payment-identifier-wire.ts: the
+ * platform store refuses more). Past it, the last of `REPLAYED_HEADERS` are not kept.
+ */
+const MAX_STORED_HEADERS = 8;
+
+/**
+ * A value the store takes and a response can carry as sent (the wire rule of src/shared/payment-identifier-wire.ts):
+ * at most 4096 characters of printable ASCII, spaces and tabs — never CR, LF or another control character.
+ */
+function isStorableHeaderValue(value: string | undefined): value is string {
+  return typeof value === 'string' && value.length <= 4096 && /^[\x20-\x7e\t]*$/.test(value);
+}
+
+/**
+ * The answer to keep for a settled payment: its status, the paid work's `REPLAYED_HEADERS` (each only with a
+ * storable value; the first that fit beside the receipt), the receipt headers, and the body when it is at most
+ * `maxBytes` (undefined `body`: too large or streamed).
  */
 export function answerToStore(
   status: number,
@@ -131,9 +162,13 @@ export function answerToStore(
   maxBytes: number,
 ): StoredAnswer {
   const headers: Record<string, string> = {};
-  for (const name of KEPT_HEADERS) {
+  let room = MAX_STORED_HEADERS - Object.keys(receipt).length;
+  for (const name of REPLAYED_HEADERS) {
     const value = workHeaders[name];
-    if (typeof value === 'string' && value.length <= 4096) headers[name] = value;
+    if (room > 0 && isStorableHeaderValue(value)) {
+      headers[name] = value;
+      room -= 1;
+    }
   }
   for (const [name, value] of Object.entries(receipt)) headers[name.toLowerCase()] = value;
   const keep = body !== undefined && body.length <= maxBytes;

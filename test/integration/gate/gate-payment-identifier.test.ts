@@ -4,7 +4,8 @@
  * payments (`onBeforePaymentCreation` + `appendPaymentIdentifierToExtensions`) and a facilitator that counts
  * settlements:
  * - a lost answer resent to the same gate, or to a second gate process, gets the stored answer: one settlement,
- *   the origin asked once, the PAYMENT-RESPONSE replayed;
+ *   the origin asked once, the PAYMENT-RESPONSE replayed; an origin's gzip answer is replayed as gzip, its
+ *   Content-Encoding kept (the stored body is the bytes the origin sent);
  * - another payment under the same id (the same payer's, or a stranger's) → 409, nothing served or settled;
  * - GATE_PAYMENT_ID_REQUIRED=1 and no id → 400; hostile ids → 400, nothing stored;
  * - the routes keep tenants apart: another account's gate cannot claim on the seller's endpoint, and another
@@ -15,6 +16,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { x402HTTPClient } from '@x402/core/client';
 import { appendPaymentIdentifierToExtensions, generatePaymentId } from '@x402/extensions/payment-identifier';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
@@ -37,7 +39,13 @@ async function startSellerOrigin() {
     if (req.url === '/openapi.json') return void res.end(JSON.stringify(DOCUMENT));
     if (req.url === '/.well-known/xx-verification.txt') return void res.end(state.token);
     state.served += 1;
-    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ report: 'q3', n: state.served }));
+    const report = JSON.stringify({ report: 'q3', n: state.served });
+    // `?encoding=gzip`: compressed as a compressing origin does, for a buyer who accepts it.
+    if (req.url?.endsWith('?encoding=gzip') && /\bgzip\b/.test(String(req.headers['accept-encoding'])))
+      return void res
+        .writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip', vary: 'Accept-Encoding' })
+        .end(gzipSync(report));
+    res.writeHead(200, { 'content-type': 'application/json' }).end(report);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   state.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -122,6 +130,24 @@ describe('gate: payment-identifier with the platform store', function () {
     }
     assert.equal(settled(), settledBefore + 1, 'settled once');
     assert.equal(origin.state.served, servedBefore + 1, 'the origin was asked once');
+  });
+
+  it("an origin's gzip answer resent under its id: replayed with its Content-Encoding, the same report", async () => {
+    const gate = gates[0]!;
+    const at = `${url(gate)}?encoding=gzip`;
+    const { headers } = await payment(at, generatePaymentId());
+    const [settledBefore, servedBefore] = [settled(), origin.state.served];
+    // fetch asks for gzip (Accept-Encoding), the gate forwards the ask, and fetch decodes what comes back.
+    const first = await fetch(at, { headers });
+    const report = await first.text();
+    assert.equal(first.status, 200, report);
+    assert.equal(first.headers.get('content-encoding'), 'gzip', 'the origin compressed its answer');
+    const retry = await fetch(at, { headers });
+    assert.equal(retry.status, 200);
+    assert.equal(retry.headers.get('content-encoding'), 'gzip');
+    assert.equal(retry.headers.get('vary'), 'Accept-Encoding');
+    assert.equal(await retry.text(), report, 'the replayed bytes decode to the same report');
+    assert.deepEqual([settled(), origin.state.served], [settledBefore + 1, servedBefore + 1]);
   });
 
   it('another payment under the same id, by the payer or a stranger → 409, nothing served or settled', async () => {

@@ -4,9 +4,12 @@
  * - a retry while the first request with the id is still in flight → 409 `payment_identifier_in_flight`;
  * - an answer larger than `max_answer_bytes` is kept as its receipt only: the retry gets 410
  *   `payment_identifier_not_replayable` with the PAYMENT-RESPONSE, never the body, and nothing is settled again;
- * - the platform store unreachable → 503 `payment_identifier_unavailable`, nothing verified.
+ * - the platform store unreachable → 503 `payment_identifier_unavailable`, nothing verified;
+ * - a handler's compressed bytes are replayed with their Content-Encoding (else the retry is unreadable).
  */
 import assert from 'node:assert/strict';
+import http from 'node:http';
+import { gunzipSync } from 'node:zlib';
 import { x402HTTPClient } from '@x402/core/client';
 import { appendPaymentIdentifierToExtensions, generatePaymentId } from '@x402/extensions/payment-identifier';
 import type { X402KoaOptions } from 'treasury/koa';
@@ -87,5 +90,36 @@ describe('x402 Koa middleware: payment-identifier answers', () => {
       fakes.platform.callsTo('/v1/payment-ids/begin')[0]!.headers.authorization?.startsWith('Bearer '),
       true,
     );
+  });
+
+  it("a handler's pre-compressed answer is replayed with its Content-Encoding: the retry decodes to the same body", async () => {
+    const { url } = await start({});
+    const headers = await paymentWithId(`${url}/pre-compressed`);
+    // undici's fetch decodes a gzip body it is told about: the raw bytes are read through node:http instead.
+    const raw = (h: Record<string, string>) =>
+      new Promise<{ status: number; encoding: string | undefined; body: Buffer }>((resolve, reject) => {
+        http
+          .get(`${url}/pre-compressed`, { headers: h }, (res) => {
+            const chunks: Buffer[] = [];
+            res.on('data', (c: Buffer) => chunks.push(c));
+            res.on('end', () =>
+              resolve({
+                status: res.statusCode ?? 0,
+                encoding: res.headers['content-encoding'],
+                body: Buffer.concat(chunks),
+              }),
+            );
+          })
+          .on('error', reject);
+      });
+    const first = await raw(headers);
+    assert.equal(first.status, 200);
+    assert.equal(first.encoding, 'gzip');
+    const retry = await raw(headers);
+    assert.equal(retry.status, 200);
+    assert.equal(retry.encoding, 'gzip', 'the stored answer says what its bytes are');
+    assert.equal(gunzipSync(retry.body).toString('utf8'), PAID_BODY);
+    assert.equal(fakes.facilitator.callsTo('/settle').length, 1, 'settled once');
+    assert.equal(app!.handlerRuns, 1);
   });
 });

@@ -7,6 +7,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
+import { gzipSync } from 'node:zlib';
 import Koa from 'koa';
 import { Registry } from 'prom-client';
 import { lateBound } from '../../support/late-bound.js';
@@ -207,6 +208,13 @@ export async function startSellerApp(options: Partial<X402KoaOptions> & { api_ur
         ctx.respond = false;
         ctx.res.writeHead(200, { 'content-type': 'text/plain' });
         ctx.res.end(PAID_BODY);
+        return;
+      case '/pre-compressed':
+        // A handler serving a file stored compressed (koa-send's `gzip` option): the bytes are gzip.
+        ctx.type = 'text/plain';
+        ctx.set('Content-Encoding', 'gzip');
+        ctx.set('Vary', 'Accept-Encoding');
+        ctx.body = gzipSync(PAID_BODY);
         return;
       case '/text':
         ctx.set('X-Handler-Secret', 'leak');
