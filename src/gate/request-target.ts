@@ -1,109 +1,16 @@
 /**
  * The gate's path rule (docs/security-model.md#the-gates-path-rule): the request target is read once, here,
- * and either refused or accepted as is — never rewritten by a second parser. What is priced (the endpoint match,
- * the route in the ledger) and what the origin receives on its request line are the same string.
+ * and either refused (400 `gate_path_refused`, gate-server.ts) or accepted as is — never rewritten by a second
+ * parser. What is priced (the endpoint match, the route in the ledger) and what the origin receives on its
+ * request line are the same string.
  *
- * A target is refused when an origin could resolve it to another path than the one priced:
- * - a character outside RFC 3986's path (or query) characters — `\`, spaces, controls, `#`, `{`, non-ASCII…;
- * - a `%` not followed by two hex digits, or one encoding `.`, `/`, `\`, `%` or a control character
- *   (`%2e`, `%2f`, `%5c`, `%25`, `%00`… in either case), or escapes that are not UTF-8 (`%c0%ae`);
- * - a dot segment (`.`, `..`, any run of dots, also before a `;` parameter as in `..;`) or a segment that
- *   becomes one, or holds a slash or backslash, under Unicode compatibility folding (`．．`, `／`);
- * - a `;` in the path, raw or escaped (`%3b`): servlet containers (Tomcat, Jetty, Spring) cut `;…` path
- *   parameters off a segment, so `/items/premium;v=1` is served as `/items/premium` while a pattern such as
- *   `/items/{id}` would price it as another segment (the query may hold `;`);
- * - a segment whose decoded text changes under Unicode compatibility normalisation (NFKC: `%EF%BD%90` for a
- *   fullwidth `ｐ`, ligatures, a decomposed accent), which an origin that normalises serves as another route;
- * - an empty segment (`//`) anywhere but as a single trailing slash;
- * - more than MAX_TARGET_LENGTH characters.
- * A bare `?` (an empty query) is dropped; nothing else is changed.
- *
- * Defends against: a path priced as one route and served as another (`/free/..\paid`, `/free/%2e%2e/paid`, a
- * cheap pattern's segment hiding a traversal or a `;` parameter, a compatibility look-alike of a dearer route),
- * double-decoding origins (`%252e`). Does not defend against: an origin that maps two plain, distinct paths to
- * one resource (case, trailing slash: priced as the paywall prices paths, src/x402/seller/seller-options.ts
- * `routePriceKey`, the dearest reading winning, src/gate/matching-endpoint.ts).
+ * The rule itself — what is refused and why, what it does not defend against — lives in
+ * src/x402/seller/request-path-rule.ts, one implementation shared with the Koa seller middleware, which holds
+ * every `ctx.path` to it (400 `x402_path_refused`). This module is the gate's name for it.
  */
-
-export const MAX_TARGET_LENGTH = 8192;
-
-export type RequestTarget =
-  { ok: true; path: string; query: string; url: string } | { ok: false; problem: TargetProblem };
-
-export type TargetProblem =
-  | 'not_origin_form'
-  | 'too_long'
-  | 'character'
-  | 'escape'
-  | 'encoded_separator'
-  | 'not_utf8'
-  | 'dot_segment'
-  | 'path_parameter'
-  | 'not_canonical'
-  | 'empty_segment';
-
-/** RFC 3986 unreserved, sub-delims, ':' and '@' (pchar without pct-encoded). */
-const PCHAR = new Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~!$&'()*+,;=:@");
-const HEX = new Set('0123456789abcdefABCDEF');
-/** Bytes an escape may not carry in the path: '.', '/', '\', '%'. */
-const SEPARATOR_BYTES = new Set([0x2e, 0x2f, 0x5c, 0x25]);
-
-/** Checks characters and escapes of one part; `extra` are the characters allowed beside pchar. */
-function checkChars(text: string, extra: string, inPath: boolean): TargetProblem | undefined {
-  for (let i = 0; i < text.length; i++) {
-    const ch = text[i]!;
-    if (ch === '%') {
-      if (!HEX.has(text[i + 1] ?? '') || !HEX.has(text[i + 2] ?? '')) return 'escape';
-      const byte = parseInt(text.slice(i + 1, i + 3), 16);
-      if (byte < 0x20 || byte === 0x7f) return 'escape';
-      if (inPath && SEPARATOR_BYTES.has(byte)) return 'encoded_separator';
-      i += 2;
-    } else if (!PCHAR.has(ch) && !extra.includes(ch)) return 'character';
-  }
-  return undefined;
-}
-
-/** Is this decoded, folded segment a dot segment (`.`, `..`, `...`, also `..;param`)? */
-function isDotSegment(segment: string): boolean {
-  const semi = segment.indexOf(';');
-  const base = semi === -1 ? segment : segment.slice(0, semi);
-  if (base.length === 0) return false;
-  for (const ch of base) if (ch !== '.') return false;
-  return true;
-}
-
-function checkSegments(path: string): TargetProblem | undefined {
-  const segments = path.slice(1).split('/');
-  for (let i = 0; i < segments.length; i++) {
-    const raw = segments[i]!;
-    if (raw === '') {
-      if (i === segments.length - 1) continue; // a single trailing slash (or the root "/")
-      return 'empty_segment';
-    }
-    let decoded: string;
-    try {
-      decoded = decodeURIComponent(raw);
-    } catch {
-      return 'not_utf8';
-    }
-    const folded = decoded.normalize('NFKC');
-    if (folded.includes('/') || folded.includes('\\')) return 'encoded_separator';
-    if (isDotSegment(decoded) || isDotSegment(folded)) return 'dot_segment';
-    if (folded.includes(';')) return 'path_parameter';
-    if (folded !== decoded) return 'not_canonical';
-  }
-  return undefined;
-}
-
-/** Reads a request target (`/path?query`) under the rule above. */
-export function readRequestTarget(rawUrl: string): RequestTarget {
-  if (!rawUrl.startsWith('/')) return { ok: false, problem: 'not_origin_form' };
-  if (rawUrl.length > MAX_TARGET_LENGTH) return { ok: false, problem: 'too_long' };
-  const q = rawUrl.indexOf('?');
-  const path = q === -1 ? rawUrl : rawUrl.slice(0, q);
-  const rawQuery = q === -1 ? '' : rawUrl.slice(q);
-  const problem = checkChars(path, '/', true) ?? checkChars(rawQuery.slice(1), '/?', false) ?? checkSegments(path);
-  if (problem) return { ok: false, problem };
-  const query = rawQuery === '?' ? '' : rawQuery;
-  return { ok: true, path, query, url: path + query };
-}
+export {
+  MAX_TARGET_LENGTH,
+  readRequestTarget,
+  type RequestTarget,
+  type TargetProblem,
+} from '../x402/seller/request-path-rule.js';

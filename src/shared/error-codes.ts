@@ -177,6 +177,11 @@ export const ERROR_CODES = {
     status: 409,
     message: 'Direct payout mode pays sellers on-chain; there is nothing to flush.',
   },
+  payout_in_progress: {
+    status: 409,
+    message:
+      "Another flush of this seller's payouts is recording or moving them (a settlement can take seconds); this one waited for nothing, and whatever it recorded is moved by the next flush. Retry after retry_after_seconds.",
+  },
   banking_not_declared: { status: 409, message: 'Declare a legal entity and country first.' },
   slug_taken: { status: 409, message: 'That slug is taken.' },
   endpoint_exists: { status: 409, message: 'An endpoint with that slug or method and path already exists.' },
@@ -200,6 +205,11 @@ export const ERROR_CODES = {
     status: 429,
     message:
       'This seller, or its account over all its sellers (see scope), has as many ledger rows waiting for on-chain verification as it may (max_pending_rows); nothing in this report was stored. Retry after retry_after_seconds, once rows are verified or rejected.',
+  },
+  ledger_rejected_budget_exhausted: {
+    status: 429,
+    message:
+      'This seller reported, in the last window_seconds, as many transactions that ended rejected as a seller may (limit); nothing in this report was stored. Retry after retry_after_seconds, as those rows age out of the window.',
   },
   payment_id_limit_reached: {
     status: 429,
@@ -295,6 +305,11 @@ export const ERROR_CODES = {
   seller_misconfigured: {
     status: 500,
     message: 'This paid endpoint is misconfigured on the seller side; the operator has been told.',
+  },
+  x402_path_refused: {
+    status: 400,
+    message:
+      'The request path cannot be read one way only (a backslash, an encoded dot, slash or percent, a dot or empty segment, a ";" path parameter, a Unicode compatibility character, or a character outside a URL path); spell it plainly. Nothing was charged.',
   },
   // x402 `payment-identifier` (docs/seller-middleware.md#payment-identifier): a retried paid request answered, not paid again.
   payment_identifier_invalid: {

@@ -8,7 +8,9 @@
  * its body (body-capture.ts), takes the `upto` amount the handler named with `setSettlementOverrides`
  * (./settlement-amount.ts) and writes the paywall's answers on `ctx`.
  *
- * Defends, as the Koa side of the paywall: a handler's body or headers leaving before settlement (the body is
+ * Defends, as the Koa side of the paywall: a path priced as one route and served as another (every `ctx.path` is
+ * held to the gate's path rule first, ../seller/refused-path.ts: `/data/./premium.csv`, `/x/%2e%2e/…`, `%2f` are
+ * 400 `x402_path_refused`, never priced); a handler's body or headers leaving before settlement (the body is
  * held, the handler's headers are dropped with it when the settlement fails); the override header reaching the
  * buyer; the handler running unpaid for OPTIONS to a priced route (the paywall answers the preflight) or for
  * `/health` other than as a bodiless GET or HEAD of an unpriced probe.
@@ -27,6 +29,7 @@ import { solanaSide } from '../seller/solana-side.js';
 import { resolveX402Options, type ResolvedX402Config } from '../seller/seller-options.js';
 import type { X402KoaOptions, X402Logger } from '../seller/x402-koa-options.js';
 import { createPaymentIdentifierStore } from '../seller/payment-identifier-stores.js';
+import { refusedPathAnswer } from '../seller/refused-path.js';
 import { koaPort } from './koa-port.js';
 import { koaBodySha256 } from './request-body-digest.js';
 
@@ -95,8 +98,12 @@ export function x402Koa(options: X402KoaOptions): X402KoaMiddleware {
     healthProbe: true,
   };
 
-  const middleware = (ctx: Context, next: Next): Promise<void> =>
-    core.handle(
+  const middleware = async (ctx: Context, next: Next): Promise<void> => {
+    const port = koaPort(ctx, next, config.maxBodyBytes);
+    // The path rule first, on the path priced (and served): a refused one meets no 402, no payment, no handler.
+    const refused = refusedPathAnswer(ctx.path);
+    if (refused) return port.answer(refused);
+    return core.handle(
       site,
       {
         method: ctx.method,
@@ -105,8 +112,9 @@ export function x402Koa(options: X402KoaOptions): X402KoaMiddleware {
         header: (name) => ctx.req.headers[name],
         bodySha256: () => koaBodySha256(ctx),
       },
-      koaPort(ctx, next, config.maxBodyBytes),
+      port,
     );
+  };
 
   return Object.assign(middleware, { config, flush: () => ledger.flush() });
 }

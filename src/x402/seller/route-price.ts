@@ -11,8 +11,10 @@
  *
  * Defends against: two spellings of one path getting two prices, one of them below the default (one key
  * function for the configuration and the request; the cheaper price only for the configured spelling).
- * Does not defend against: anything about the path itself (the gate's path rule, src/gate/request-target.ts); a
- * seller whose origin serves the configured spelling of a cheap route as a dear resource (the seller's setting).
+ * Does not defend against: anything about the path itself — a dot segment, an escaped separator, a `;` parameter
+ * is refused before any price is looked up by the path rule both callers apply first (./request-path-rule.ts: the
+ * gate, and the Koa middleware through ./refused-path.ts); a seller whose origin serves the configured spelling of
+ * a cheap route as a dear resource (the seller's setting).
  */
 import { routePriceKey, type ResolvedX402Config } from './seller-options.js';
 

@@ -17,7 +17,9 @@ const builtInChains = ChainRegistry.fromConfig(undefined);
 /**
  * The key a request path is priced by: percent-decoded, lower-cased, duplicate and trailing slashes removed.
  * Routers commonly match case-insensitively and ignore a trailing slash, so pricing must not be cheaper to
- * reach by spelling a path differently.
+ * reach by spelling a path differently. Dot segments are not resolved here: a request path holding one (plain or
+ * escaped), an escaped separator or an empty segment never reaches this key — the path rule refuses it first
+ * (./request-path-rule.ts, in the gate and in the Koa middleware).
  */
 export function routePriceKey(path: string): string {
   let decoded = path;

@@ -7,14 +7,19 @@
  * - `/health` passes unpaid as a bodiless GET or HEAD unless `route_prices` prices it; priced, it is charged on
  *   every method like any route, in both forms of the middleware (`x402Koa` and `withX402`);
  * - a free (or cheaper) route price applies to its path as configured only: another spelling of it (case, a
- *   trailing slash, an escape), which a case-sensitive router may serve as another resource, pays the default.
+ *   trailing slash, an escape), which a case-sensitive router may serve as another resource, pays the default;
+ *   a spelling the path rule refuses (`//`, an escaped slash) is 400 `x402_path_refused` in both forms
+ *   (path-rule.test.ts holds the rule against a static handler).
  */
 import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
 import Koa from 'koa';
 import { Registry } from 'prom-client';
+import { ERROR_CODES } from '../../../src/shared/error-codes.js';
 import { withX402, x402Koa, type X402KoaOptions } from '../../../src/x402/koa/index.js';
 import { PAID_BODY, SERVICE_PAT, startFakes, type FakeServer } from './x402-fakes.js';
+
+const X402_PATH_REFUSED_MESSAGE = ERROR_CODES.x402_path_refused.message;
 
 interface QuickStart {
   url: string;
@@ -110,12 +115,29 @@ describe('x402 Koa middleware: what passes unpaid', () => {
     for (const path of ['/reports/sample', '/caf%C3%A9'])
       assert.equal((await fetch(`${seller.url}${path}`)).status, 200);
     assert.equal(seller.handlerRuns, 2);
-    for (const path of ['/reports/SAMPLE', '/reports/sample/', '/reports/s%41mple', '/reports//sample', '/CAF%C3%A9']) {
+    for (const path of ['/reports/SAMPLE', '/reports/sample/', '/reports/s%41mple', '/CAF%C3%A9']) {
       const res = await fetch(`${seller.url}${path}`);
       assert.equal(res.status, 402, path);
       assert.equal(((await res.json()) as { accepts: Array<{ amount: string }> }).accepts[0]!.amount, '10000', path);
     }
+    // An empty segment is not a spelling the paywall prices: the path rule refuses it (path-rule.test.ts).
+    const doubled = await fetch(`${seller.url}/reports//sample`);
+    assert.equal(doubled.status, 400);
+    assert.equal(((await doubled.json()) as { error_code: string }).error_code, 'x402_path_refused');
     assert.equal(seller.handlerRuns, 2);
+  });
+
+  it('withX402: a path the rule refuses is answered 400 before any 402; the handler never runs', async () => {
+    const seller = await start({ route_prices: { '/reports/sample': '5' } }, 'withX402');
+    const res = await fetch(`${seller.url}/reports%2Fsample`); // fetch would resolve an escaped dot itself
+    assert.equal(res.status, 400);
+    assert.equal(res.headers.get('payment-required'), null);
+    assert.deepEqual(await res.json(), {
+      error_code: 'x402_path_refused',
+      user_message: X402_PATH_REFUSED_MESSAGE,
+      problem: 'encoded_separator',
+    });
+    assert.equal(seller.handlerRuns, 0);
   });
 
   for (const form of ['x402Koa', 'withX402'] as const) {
