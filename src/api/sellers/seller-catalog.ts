@@ -166,7 +166,7 @@ export const SELLER_CATALOG: CatalogEntry[] = [
     auth: 'owner_session',
     idempotencyKey: true,
     replies: { 200: payoutsPageSchema },
-    errors: ['payouts_not_applicable', 'invalid_idempotency_key'],
+    errors: ['payouts_not_applicable', 'payout_in_progress', 'invalid_idempotency_key'],
   },
   {
     method: 'POST',

@@ -4,17 +4,22 @@
  * and give a failed one back, the per-seller payout lock — with a scripted facilitator and chain:
  * - a flush just past `validBefore` (this host's clock) while the RPC endpoint does not show the transfer yet
  *   leaves the payout `submitted` and records no second one;
- * - a flush past `validBefore` + the grace waits for a resubmission in flight instead of failing the payout;
- * - past the grace and unused on chain, the payout turns `failed`, its amount is given back and paid anew.
+ * - a flush past `validBefore` + the grace, while a resubmission is in flight, is refused (409
+ *   `payout_in_progress`) instead of failing the payout;
+ * - past the grace and unused on chain, the payout turns `failed`, its amount is given back and paid anew;
+ * - thirty flushes sent while one holds the seller's payout lock across a settlement are refused at once, holding
+ *   no pooled connection, and another tenant's request is answered meanwhile.
  * The real facilitator and chain: test/integration/api/merchant-of-record.test.ts.
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import pg from 'pg';
 import type { Hex } from 'viem';
 import { PgPayoutStore } from '../../../src/api/sellers/store/pg-payout-stores.js';
 import { PAYOUT_EXPIRY_GRACE_SECONDS } from '../../../src/api/sellers/payouts/payout-expiry.js';
 import type { PayoutOrder } from '../../../src/api/sellers/payouts/payout-rail.js';
-import { SellerPayouts } from '../../../src/api/sellers/payouts/seller-payouts.js';
+import { MOVES_AT_ONCE, SellerPayouts } from '../../../src/api/sellers/payouts/seller-payouts.js';
+import { AppError } from '../../../src/api/errors/app-error.js';
 import type { SellerRow } from '../../../src/api/sellers/seller-views.js';
 import type { PaymentAuthorization } from '../../../src/api/pay/payment-authorization.js';
 import { ChainRegistry } from '../../../src/shared/chain-registry.js';
@@ -204,14 +209,15 @@ describe('a submitted payout near its expiry (PostgreSQL, a scripted facilitator
     await until('the resubmission reached the facilitator', () => rail.waiting === 1);
     assert.equal(chain.transfers.length, 1);
 
-    // Half a second after expiry by this host's clock; the RPC endpoint does not show the transfer yet.
+    // Half a second after expiry by this host's clock; the RPC endpoint does not show the transfer yet. A flush
+    // while the resubmission is in flight is refused; retried once it answered (lost), it judges P1 itself.
     at(validBefore * 1000 + 500);
     chain.lagging = true;
     rail.mode = 'ok';
-    const flushB = service.flush(seller, 'usr_owner', undefined);
-    await new Promise((r) => setTimeout(r, 300));
+    await assert.rejects(service.flush(seller, 'usr_owner', undefined), isPayoutInProgress);
     rail.release('lost');
-    await Promise.all([flushA, flushB]);
+    await flushA;
+    await service.flush(seller, 'usr_owner', undefined);
 
     const rows = await payoutRows(seller);
     assert.deepEqual(
@@ -234,7 +240,7 @@ describe('a submitted payout near its expiry (PostgreSQL, a scripted facilitator
     assert.deepEqual(await totals(seller), { collectionPaid: 400_000n, payablesPaid: 400_000n });
   });
 
-  it('a flush past validBefore + the grace waits for a resubmission in flight instead of failing the payout', async () => {
+  it('a flush past validBefore + the grace, while a resubmission is in flight, is refused (payout_in_progress) instead of failing the payout', async () => {
     const { seller, p1, validBefore, service, chain, rail, at } = await submittedPayout('Expiry Lock', 300_000n);
 
     at(validBefore * 1000 - 2_000);
@@ -246,16 +252,16 @@ describe('a submitted payout near its expiry (PostgreSQL, a scripted facilitator
     at((validBefore + PAYOUT_EXPIRY_GRACE_SECONDS) * 1000 + 1_000);
     chain.lagging = true;
     rail.mode = 'ok';
-    let finishedB = false;
-    const flushB = service.flush(seller, 'usr_owner', undefined).finally(() => (finishedB = true));
     try {
-      await new Promise((r) => setTimeout(r, 300));
-      assert.equal(finishedB, false, "the second flush waits for the first one's move");
+      await assert.rejects(service.flush(seller, 'usr_owner', undefined), isPayoutInProgress);
+      assert.equal(rail.waiting, 1, "refused while the first flush's settlement is still in flight");
     } finally {
       rail.release('ok');
-      await Promise.allSettled([flushA, flushB]);
+      await Promise.allSettled([flushA]);
     }
-    await Promise.all([flushA, flushB]);
+    await flushA;
+    // Its retry finds P1 settled: nothing more to do.
+    await service.flush(seller, 'usr_owner', undefined);
 
     const rows = await payoutRows(seller);
     assert.deepEqual(
@@ -291,7 +297,80 @@ describe('a submitted payout near its expiry (PostgreSQL, a scripted facilitator
     // Given back when P1 failed, counted again for P2: paid once in all.
     assert.deepEqual(await totals(seller), { collectionPaid: 250_000n, payablesPaid: 250_000n });
   });
+  it('thirty flushes sent while one holds the payout lock across a settlement are refused at once, holding no pooled connection; another tenant is answered meanwhile', async () => {
+    const seller = await owedSeller('Flush Flood', 1_000_000n);
+    const { service, rail } = payoutsOf();
+    rail.mode = 'slow';
+    const pool = (t.db.knex.client as { pool: { numUsed(): number; numPendingAcquires(): number } }).pool;
+    // Lock waits are read on a connection of its own: a pool full of waiters could not answer it.
+    const watcher = new pg.Client({ connectionString: t.db.connectionString });
+    await watcher.connect();
+    const lockWaiters = async () =>
+      Number(
+        (
+          await watcher.query(
+            `SELECT count(*) AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted AND database =
+               (SELECT oid FROM pg_database WHERE datname = current_database())`,
+          )
+        ).rows[0].n,
+      );
+
+    const first = service.flush(seller, 'usr_owner', undefined);
+    let flood: Array<PromiseSettledResult<void>> = [];
+    try {
+      await until('the first flush holds the lock across its settlement', () => rail.waiting === 1);
+      const outcomes: Array<PromiseSettledResult<void> | undefined> = Array.from({ length: 30 });
+      const flushes = outcomes.map((_, i) =>
+        service.flush(seller, 'usr_owner', undefined).then(
+          (value) => void (outcomes[i] = { status: 'fulfilled', value }),
+          (reason: unknown) => void (outcomes[i] = { status: 'rejected', reason }),
+        ),
+      );
+      // Until all thirty answered, or some wait on the payout lock in PostgreSQL and the rest for a pooled connection.
+      let waiting = 0;
+      for (let i = 0; i < 500; i++) {
+        const onLock = await lockWaiters();
+        waiting = onLock + pool.numPendingAcquires();
+        const answered = outcomes.filter(Boolean).length;
+        if (answered === 30 || (onLock > 0 && answered + waiting >= 30)) break;
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      assert.deepEqual(
+        { answered: outcomes.filter(Boolean).length, waiting, move: rail.waiting },
+        { answered: 30, waiting: 0, move: 1 },
+        'every flush answered while the first one still holds its settlement, none waiting for the lock',
+      );
+      flood = outcomes as Array<PromiseSettledResult<void>>;
+      assert.ok(pool.numUsed() <= MOVES_AT_ONCE + 1, `pooled connections in use: ${pool.numUsed()}`);
+      // Another tenant's authenticated request is answered while the settlement is still held.
+      const other = await signInWithNewKey(t);
+      const listed = await t.request('GET', '/v1/sellers', { token: other.session });
+      assert.equal(listed.status, 200, JSON.stringify(listed.body));
+      assert.equal(rail.waiting, 1, 'answered while the move was held');
+      await Promise.all(flushes);
+    } finally {
+      rail.release('ok');
+      await Promise.allSettled([first]);
+      await watcher.end();
+    }
+    await first;
+    for (const o of flood) assert.ok(o.status === 'rejected' && isPayoutInProgress(o.reason), JSON.stringify(o));
+    const rows = await payoutRows(seller);
+    assert.deepEqual(
+      rows.map((r) => [r.amount_micro, r.status]),
+      [['1000000', 'settled']],
+      'one payout, settled once',
+    );
+    assert.deepEqual(await totals(seller), { collectionPaid: 1_000_000n, payablesPaid: 1_000_000n });
+  });
 });
+
+/** The 409 a flush answers while another flush of the seller holds its payout lock. */
+function isPayoutInProgress(err: unknown): boolean {
+  assert.ok(err instanceof AppError, String(err));
+  assert.deepEqual([err.code, err.status, err.headers['Retry-After']], ['payout_in_progress', 409, '5']);
+  return true;
+}
 
 async function validBeforeOf(rail: ScriptedRail, payoutId: string): Promise<number> {
   const payment = await rail.sign(undefined, { id: payoutId } as PayoutOrder);

@@ -22,12 +22,15 @@
  * So one flush never judges a payout expired while another one's resubmission of it is in flight. Signing goes
  * through the pay path, which takes pooled connections of its own: it happens before the lock, so the lock's
  * holder never asks the pool for another connection, and at most `MOVES_AT_ONCE` moves per process hold one
- * across a facilitator's answer (its timeout bounds each). A flush finding the lock held waits for it up to the
- * session's lock timeout, then answers `database_busy`.
+ * across a facilitator's answer (its timeout bounds each). The lock is tried, never waited for, in both phases: a
+ * flush finding it held by another flush of the seller answers 409 `payout_in_progress` at once (Retry-After), so
+ * flushes sent at once never hold pooled connections waiting for one settlement (the pool every tenant's requests
+ * use). Refused at the move, what it recorded stays `pending` for the retry, which moves it.
  *
  * Defends: paying twice (one authorization per payout; the chain read before anything is given back, only once
  * the authorization cannot move money any more; one flush at a time moving a seller's payouts); paying more
- * than reached the platform (two CHECKs); paying a seller from another seller's collection.
+ * than reached the platform (two CHECKs); paying a seller from another seller's collection; one seller's
+ * flushes filling the connection pool behind its payout lock (refused instead of queued).
  * Does not defend: a lying facilitator or RPC; a chain or RPC endpoint further from this host's clock than the
  * grace (./payout-expiry.ts); a seller's pay-to key being lost (its proof is its signature).
  * Reads and writes through `PayoutStore` (../store/payout-stores.ts).
@@ -50,7 +53,7 @@ type PayoutRow = UnfinishedPayout;
  * Moves at once in this process: each holds one pooled connection (its lock) while a facilitator or the chain
  * answers, so a slow facilitator holds at most this many of the pool's connections; the rest wait holding none.
  */
-const MOVES_AT_ONCE = 4;
+export const MOVES_AT_ONCE = 4;
 
 export interface SellerPayoutOptions {
   /** The largest single payout (raw units); what is owed beyond it waits for the next flush. */

@@ -79,13 +79,17 @@ export interface PayoutMoves {
 export interface PayoutStore {
   /** Whether anything collected for the seller is unpaid or a payout of it unfinished. */
   owesAny(sellerId: string): Promise<boolean>;
-  /** Runs `work` in one transaction under the seller's payout lock. */
+  /**
+   * Runs `work` in one transaction under the seller's payout lock. The lock is tried, never waited for: held
+   * elsewhere, it throws 409 `payout_in_progress` at once (holding no connection).
+   */
   underPayoutLock(sellerId: string, work: (ledger: PayoutLedger) => Promise<void>): Promise<void>;
   /**
    * Runs `work` holding the seller's payout lock (the one `underPayoutLock` takes) on one pooled connection,
    * outside any transaction: `work` may wait on the network with it (a facilitator's answer, a chain read), and
-   * reads and writes only through `moves`, on that connection — it never asks the pool for another one. A
-   * lock held elsewhere is waited for up to the session's lock timeout (then `database_busy`).
+   * reads and writes only through `moves`, on that connection — it never asks the pool for another one. The
+   * lock is tried, never waited for: held elsewhere, it throws 409 `payout_in_progress` at once (holding no
+   * connection).
    */
   underMoveLock<T>(sellerId: string, work: (moves: PayoutMoves) => Promise<T>): Promise<T>;
   /** The seller's pending and submitted payouts, oldest first (read without the lock: what to sign). */

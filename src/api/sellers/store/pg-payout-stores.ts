@@ -7,13 +7,20 @@
  * written only while it is `pending` or `submitted`, and only under the same lock, taken for the session on one
  * pooled connection (`underMoveLock`): no transaction stays open while a facilitator or the chain answers, and the
  * lock is released before the connection goes back to the pool (or the connection is dropped, and the lock with it).
+ * The lock is only ever tried, never waited for: held by another flush of the seller (one settlement can hold it
+ * for the facilitator's timeout, 30 s), the flush answers 409 `payout_in_progress` at once and gives its connection
+ * back — fifty flushes of one seller sent at once would otherwise hold the pool's connections waiting for it, and
+ * every tenant's request with them (test/integration/api/seller-payout-expiry.test.ts).
  *
  * Defends: SQL outside a store; a finished payout changed again; a payout and a ledger row's verify locking the
- * seller's rows in opposite orders (40P01). Does not defend: the amounts (two CHECKs do).
+ * seller's rows in opposite orders (40P01); one seller's flushes holding the connection pool while its payout lock
+ * is held. Does not defend: the amounts (two CHECKs do); a flush waiting on the seller's rows a verify holds (a
+ * short transaction, bounded by the session's lock_timeout).
  */
 import type { Knex } from 'knex';
 import type { PoolClient } from 'pg';
 import { unitOf } from '../../db/store-unit.js';
+import { AppError } from '../../errors/app-error.js';
 import { withPooledClient } from '../../db/wallet-transaction.js';
 import { getAddress } from 'viem';
 import type {
@@ -33,6 +40,18 @@ type PayablesRow = { earned_micro: string; paid_micro: string };
 
 /** The advisory lock of a seller's payouts: recording takes it for a transaction, moving for a session. */
 const payoutLockName = (sellerId: string) => `payout:${sellerId}`;
+
+/** What a flush refused because another holds the seller's payout lock is told to wait (s): a settlement's answer. */
+const PAYOUT_IN_PROGRESS_RETRY_SECONDS = 5;
+
+/** 409 `payout_in_progress`: another flush of the seller holds its payout lock; this one waited for nothing. */
+function payoutInProgress(sellerId: string): AppError {
+  return new AppError('payout_in_progress', {
+    headers: { 'Retry-After': String(PAYOUT_IN_PROGRESS_RETRY_SECONDS) },
+    recovery: { kind: 'retry_later', retry_after_seconds: PAYOUT_IN_PROGRESS_RETRY_SECONDS },
+    fields: { seller_id: sellerId, retry_after_seconds: PAYOUT_IN_PROGRESS_RETRY_SECONDS },
+  });
+}
 
 /** A payout lock that could not be released: its connection must not go back to the pool. */
 class PayoutLockNotReleased extends Error {
@@ -120,7 +139,11 @@ export class PgPayoutStore implements PayoutStore {
 
   async underPayoutLock(sellerId: string, work: (ledger: PayoutLedger) => Promise<void>): Promise<void> {
     await this.knex.transaction(async (trx) => {
-      await trx.raw('SELECT pg_advisory_xact_lock(hashtextextended(?, 17))', [payoutLockName(sellerId)]);
+      // Tried, not waited for (see the header): held elsewhere, the transaction ends at once, holding nothing.
+      const tried = (await trx.raw('SELECT pg_try_advisory_xact_lock(hashtextextended(?, 17)) AS locked', [
+        payoutLockName(sellerId),
+      ])) as { rows: Array<{ locked: boolean }> };
+      if (tried.rows[0]?.locked !== true) throw payoutInProgress(sellerId);
       await work(payoutLedger(trx, sellerId));
     });
   }
@@ -129,8 +152,11 @@ export class PgPayoutStore implements PayoutStore {
     // withPooledClient drops the connection after an error it may not survive (PayoutLockNotReleased among them).
     return withPooledClient(this.knex, async (client) => {
       const name = payoutLockName(sellerId);
-      // Waits at most the session's lock_timeout (then 55P03: database_busy); nothing is held if it fails.
-      await this.knex.raw('SELECT pg_advisory_lock(hashtextextended(?, 17))', [name]).connection(client);
+      // Tried, not waited for (see the header); not taken, nothing is held and the connection goes back as it was.
+      const tried = (await this.knex
+        .raw('SELECT pg_try_advisory_lock(hashtextextended(?, 17)) AS locked', [name])
+        .connection(client)) as { rows: Array<{ locked: boolean }> };
+      if (tried.rows[0]?.locked !== true) throw payoutInProgress(sellerId);
       const outcome = await work(payoutMoves(this.knex, client, sellerId)).then(
         (value) => ({ ok: true as const, value }),
         (error: unknown) => ({ ok: false as const, error }),
