@@ -89,6 +89,7 @@ export {
   X402PaymentFailedError,
   InsufficientFundsError,
   InvalidChallengeError,
+  ChallengeOriginMismatchError,
   ResponseTooLargeError,
   UnsupportedSignatureError,
   SignatureMismatchError,

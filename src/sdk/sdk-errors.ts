@@ -4,7 +4,7 @@
  *
  * When each is raised, and what it means for money:
  * - before anything is signed: `InvalidArgumentError`, `TreasuryKeyMissingError`, `InvalidChallengeError`,
- *   `NoCompatibleAcceptError`, `InsufficientBudgetError`;
+ *   `ChallengeOriginMismatchError`, `NoCompatibleAcceptError`, `InsufficientBudgetError`;
  * - Treasury refused to sign: `TreasuryApiError` (and `PatCapReachedError` / `ReauthenticateError` for the
  *   recovery kinds the SDK knows; any other kind is re-raised as the original `TreasuryApiError`);
  * - signed but not settled: `X402PaymentFailedError`, or `InsufficientFundsError` when the wallet is short
@@ -337,6 +337,29 @@ export class ResponseTooLargeError extends TreasurySdkError {
 export class InvalidChallengeError extends TreasurySdkError {
   constructor(message: string) {
     super('invalid_challenge', message);
+  }
+}
+
+/**
+ * The 402 came from another origin than the one the payment would be sent to (`where: 'redirect'`: the unpaid
+ * request was redirected there), or the challenge names a resource on another origin (`where: 'resource'`).
+ * Signing it would hand that origin's payment to another: nothing was signed or sent. `paid_origin` is the
+ * origin the payment would have gone to, `challenge_origin` the other one (null when the resource URL is not
+ * a URL).
+ */
+export class ChallengeOriginMismatchError extends TreasurySdkError {
+  constructor(
+    readonly where: 'redirect' | 'resource',
+    readonly paidOrigin: string,
+    readonly challengeOrigin: string | null,
+  ) {
+    super(
+      'challenge_origin_mismatch',
+      where === 'redirect'
+        ? `The request to ${paidOrigin} was redirected to ${challengeOrigin ?? 'another origin'}, which asked for payment; nothing was signed or sent.`
+        : `The challenge from ${paidOrigin} is for a resource on ${challengeOrigin ?? 'an unreadable URL'}; nothing was signed or sent.`,
+      { details: { where, paid_origin: paidOrigin, challenge_origin: challengeOrigin } },
+    );
   }
 }
 

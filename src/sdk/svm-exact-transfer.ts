@@ -5,7 +5,9 @@
  * ATA(payTo), signed by the payer; the fee payer (account 0) must be the entry's `extra.feePayer`; a memo the
  * seller fixed (`extra.memo`) must be the one carried. Whoever built the transaction — Treasury's pay endpoint
  * or the official `@x402/svm` client with a local key — is checked the same way (x402-signed-payment.ts); a
- * signer handed a message (the CLI's keystore signer) reads it with `readSvmExactMessage` first.
+ * signer handed a message (the CLI's keystore signer) reads it with `readSvmExactPayment` first: the shape, and
+ * the transfer's own rules as Treasury's signer holds them — from ATA(payer, mint, program) (`transfer_source`),
+ * with 6 decimals (`transfer_decimals`: USDC's).
  *
  * A message is read only when it is exactly the x402 exact shape, the rule Treasury's signer applies
  * (signer/solana/check-x402-exact-message.ts, mirrored here: the SDK ships to buyers and may not import the
@@ -50,6 +52,8 @@ const COMPUTE_BUDGET_LENGTHS: ReadonlyMap<number, number> = new Map([
   [2, 5],
   [3, 9],
 ]);
+/** The decimals of the USD stablecoins a signer pays in (Treasury's signer: SOLANA_MINT_DECIMALS). */
+export const SVM_EXACT_DECIMALS = 6;
 /** A memo's most bytes (the official client's bound, and Treasury's signer's). */
 const MAX_MEMO_BYTES = 256;
 const utf8 = new TextDecoder('utf-8', { fatal: true });
@@ -64,6 +68,8 @@ export interface SvmExactTransfer {
   /** The transfer's authority: the payer. */
   authority: string;
   amount: string;
+  /** The decimals the TransferChecked states (the mint's, or the chain refuses it). */
+  decimals: number;
   memo: string | undefined;
   /** Whether the authority's signature slot is filled. */
   authoritySigned: boolean;
@@ -187,9 +193,26 @@ export function readSvmExactMessage(
     destination,
     authority,
     amount: amount.toString(),
+    decimals: transfer.data[9]!,
     memo: memo ? memoText(memo) : undefined,
     authoritySigned: signature !== null && signature !== undefined && signature.some((b) => b !== 0),
   };
+}
+
+/**
+ * The transfer of a message a signer is handed, read as Treasury's signer reads it: exactly the x402 exact shape
+ * (readSvmExactMessage), from the payer's own associated token account for the mint under the transfer's token
+ * program, with SVM_EXACT_DECIMALS decimals; throws (with a reason) otherwise.
+ */
+export async function readSvmExactPayment(
+  messageBytes: ReadonlyUint8Array,
+  signatures: Readonly<Record<string, ReadonlyUint8Array | null>> = {},
+): Promise<SvmExactTransfer> {
+  const transfer = readSvmExactMessage(messageBytes, signatures);
+  if (transfer.decimals !== SVM_EXACT_DECIMALS) throw new Error(`decimals other than ${SVM_EXACT_DECIMALS}`);
+  if (transfer.source !== (await associatedTokenAccount(transfer.authority, transfer.mint, transfer.tokenProgram)))
+    throw new Error("a source other than the payer's associated token account");
+  return transfer;
 }
 
 /**

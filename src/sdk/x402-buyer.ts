@@ -21,7 +21,10 @@
  * raised silently); a local key paying in a token the seller chose instead of USDC (buyer-assets.ts); a Solana
  * entry on another cluster than `solanaRpcUrl` serves (local-solana-payer.ts); paying an option the wallet cannot settle (NoCompatibleAcceptError); sending a signature
  * for other terms than the chosen entry (compared before sending); the payment header following a redirect
- * (the paid retry does not follow redirects); a settled payment whose content was refused going unnoticed
+ * (the paid retry does not follow redirects); a payment signed for one origin's challenge sent to another — a
+ * site redirecting the unpaid request to a real seller, or serving that seller's 402 (challenge-origin.ts:
+ * ChallengeOriginMismatchError before anything is signed; the paid retry goes to the URL that answered 402);
+ * a seller filling the purchase store with refused purchases (one refused before signing is forgotten at once); a settled payment whose content was refused going unnoticed
  * (PaymentRejectedError — also when the receipt header is present but unreadable: settlement cannot be
  * ruled out); a second payment for one request (exactly one paid retry, never more); Treasury briefly out of
  * reach while signing (each pay carries the purchase's identifier as its key, so TreasuryClient retries a 503
@@ -42,6 +45,7 @@ import type { PaymentRequirements, SettlementReceipt } from '../x402/wire-schema
 import { treasuryPayer, type BuyerPayer, type SignOutcome } from './buyer-payer.js';
 import { assetCheck } from './buyer-assets.js';
 import { checkBudget } from './check-budget.js';
+import { answeredUrl, checkChallengeOrigin } from './challenge-origin.js';
 import { jsonOrUndefined } from './json-or-undefined.js';
 import { localAccountPayer } from './local-account-payer.js';
 import { mapRecoveryError } from './map-recovery-error.js';
@@ -68,6 +72,7 @@ import { memoryPurchaseStore, type PurchaseStore } from './purchase-store.js';
 import {
   checkPurchaseRequest,
   closePurchase,
+  forgetRefusedPurchase,
   openPurchase,
   purchaseRequestHash,
   rememberSigned,
@@ -191,6 +196,20 @@ async function purchasePayment(
   return { header, requirements, signed };
 }
 
+/** purchasePayment; a purchase refused before anything was signed is forgotten (x402-purchase.ts). */
+async function paymentOrForget(
+  deps: { payer: BuyerPayer; purchases: PurchaseStore; filter: AcceptFilter },
+  purchase: OpenPurchase,
+  challenge: X402Challenge,
+): ReturnType<typeof purchasePayment> {
+  try {
+    return await purchasePayment(deps, purchase, challenge);
+  } catch (err) {
+    await forgetRefusedPurchase(deps.purchases, purchase, err);
+    throw err;
+  }
+}
+
 /** The payer of keys the caller holds: the viem account for EVM entries, the kit signer for Solana ones. */
 function localPayer(o: Extract<ReturnType<typeof parseBuyerOptions>, { rpcUrl?: unknown }>): BuyerPayer {
   const solanaNetwork = o.network?.startsWith('solana:') ? o.network : undefined;
@@ -237,11 +256,11 @@ export function createX402Buyer(options: X402BuyerOptions): X402Buyer {
     signal: AbortSignal | undefined,
     purchaseRequest: PurchaseRequest,
   ): Promise<X402Result> {
-    const send = (paymentHeader?: [string, string]) => {
+    const send = (target: string, paymentHeader?: [string, string]) => {
       const h = new Headers(headers);
       for (const name of PAYMENT_HEADERS) h.delete(name);
       if (paymentHeader) h.set(...paymentHeader);
-      return doFetch(url, {
+      return doFetch(target, {
         method,
         headers: h,
         ...(body !== undefined ? { body } : {}),
@@ -253,16 +272,18 @@ export function createX402Buyer(options: X402BuyerOptions): X402Buyer {
     const requestHash = purchaseRequestHash(method, url);
     // A purchase named by its key or id is resumed on its own request only: checked before anything is sent.
     await checkPurchaseRequest(purchases, purchaseRequest, requestHash, Date.now());
-    const first = await send();
+    const first = await send(url);
     const firstBody = await readBody(first, false);
     if (first.status !== 402) return { status: first.status, headers: first.headers, body: firstBody, paid: false };
 
     const challenge = readX402Challenge(first.headers, firstBody);
+    // Paid only where the challenge came from, and only for a resource of that origin (challenge-origin.ts).
+    const paidUrl = checkChallengeOrigin(url, answeredUrl(url, first), challenge.challenge);
     const purchase = await openPurchase(purchases, purchaseRequest, requestHash, Date.now());
-    const paying = await purchasePayment({ payer, purchases, filter }, purchase, challenge);
-    const { header: payment, requirements, signed } = paying;
+    const deps = { payer, purchases, filter };
+    const { header: payment, requirements, signed } = await paymentOrForget(deps, purchase, challenge);
     // Until the seller answers, the purchase stays in its store: a retry sends this same payment.
-    const second = await send([paymentHeaderName(challenge.dialect), payment]);
+    const second = await send(paidUrl, [paymentHeaderName(challenge.dialect), payment]);
     const secondBody = await readBody(second, true);
     const { header, decoded, receipt } = readReceipt(second.headers, requirements);
     const settled = (second.status >= 200 && second.status < 300) || (header !== null && (decoded?.success ?? true));

@@ -7,10 +7,13 @@
  * a local key's payment is sent again from the store, never signed again.
  *
  * The record's life: opened (identifier only) before anything is signed; the signed payment written before it
- * is sent, with the time after which it can no longer settle (EIP-3009 `validBefore`, the Permit2 `deadline`,
- * for Solana the entry's time-out, at least SOLANA_PAYLOAD_LIFETIME_MS); deleted once the seller took it
- * (2xx, or settled-then-refused). A record past its time is forgotten: nothing it holds can settle any more,
- * so a new purchase cannot pay twice for it. An identifier never signed is forgotten after UNSIGNED_PURCHASE_TTL_MS.
+ * is sent, with the time after which it can no longer settle (EIP-3009 `validBefore`, the Permit2 `deadline` —
+ * never the seller's longer `maxTimeoutSeconds` — and for Solana SOLANA_PAYLOAD_LIFETIME_MS, a blockhash's
+ * life: the exact shape has no durable nonce); deleted once the seller took it (2xx, or settled-then-refused).
+ * A record past its time is forgotten: nothing it holds can settle any more, so a new purchase cannot pay twice
+ * for it. An identifier never signed is forgotten after UNSIGNED_PURCHASE_TTL_MS — or at once when this
+ * attempt opened it and was refused before anything was signed (forgetRefusedPurchase: over budget, no
+ * payable entry, Treasury's 4xx refusal), so a seller cannot fill the store with purchases that paid nothing.
  *
  * Each record is tied to its request: the SHA-256 of the method and URL (`requestHash`). A purchase key or
  * identifier naming a live purchase of another request is PurchaseRequestMismatchError before anything is sent;
@@ -31,9 +34,20 @@ import { generatePaymentId } from '@x402/extensions/payment-identifier';
 import { sha256, stringToBytes } from 'viem';
 import type { PaymentRequired } from '../x402/wire-schemas.js';
 import type { SignOutcome } from './buyer-payer.js';
-import { PurchaseRequestMismatchError, PurchaseStoreError, PurchaseTermsChangedError } from './purchase-errors.js';
+import {
+  PurchaseRequestMismatchError,
+  PurchaseStoreError,
+  PurchaseTermsChangedError,
+  SolanaClusterMismatchError,
+  SolanaRpcUnreachableError,
+} from './purchase-errors.js';
 import type { PurchaseStore, StoredPurchase, StoredSigned } from './purchase-store.js';
-import { InvalidArgumentError } from './sdk-errors.js';
+import {
+  InsufficientBudgetError,
+  InvalidArgumentError,
+  NoCompatibleAcceptError,
+  TreasuryApiError,
+} from './sdk-errors.js';
 import { isSvmTerms, type SignedTerms } from './signed-terms.js';
 
 /** How long an identifier that signed nothing is kept: a crash before signing resumes within it. */
@@ -53,6 +67,8 @@ export interface OpenPurchase {
   record: StoredPurchase;
   /** False for a purchase the caller named neither by key nor by id: nobody can resume it, so it is not stored. */
   stored: boolean;
+  /** True when this attempt made the record (none was alive under its key). */
+  fresh: boolean;
 }
 
 /** A store call whose failure is a PurchaseStoreError (nothing new signed or sent). */
@@ -111,7 +127,7 @@ export async function openPurchase(
   if (key === undefined) {
     const paymentId = generatePaymentId();
     const record = { paymentId, createdAt: now, expiresAt: now + UNSIGNED_PURCHASE_TTL_MS, requestHash };
-    return { key: paymentId, paymentId, record, stored: false };
+    return { key: paymentId, paymentId, record, stored: false, fresh: true };
   }
   let record = await storeCall('read a purchase', () => store.get(key));
   if (record && record.expiresAt <= now) {
@@ -121,6 +137,7 @@ export async function openPurchase(
   if (record) assertSameRequest(record, requestHash);
   if (record && request.paymentId !== undefined && record.paymentId !== request.paymentId)
     throw new InvalidArgumentError('init.paymentId', `the purchase key holds payment id ${record.paymentId}`);
+  const fresh = !record;
   if (!record) {
     record = {
       paymentId: request.paymentId ?? generatePaymentId(),
@@ -128,10 +145,10 @@ export async function openPurchase(
       expiresAt: now + UNSIGNED_PURCHASE_TTL_MS,
       requestHash,
     };
-    const fresh = record;
-    await storeCall('store a purchase', () => store.put(key, fresh));
+    const made = record;
+    await storeCall('store a purchase', () => store.put(key, made));
   }
-  return { key, paymentId: record.paymentId, record, stored: true };
+  return { key, paymentId: record.paymentId, record, stored: true, fresh };
 }
 
 const sortedJson = (v: unknown): string =>
@@ -162,14 +179,17 @@ export function storedOutcome(signed: StoredSigned): SignOutcome {
   };
 }
 
-/** When the signed terms can no longer settle, unix ms. */
+/**
+ * When the signed terms can no longer settle, unix ms: the authorization's `validBefore` (the Permit2
+ * `deadline`) as signed, whatever the seller's `maxTimeoutSeconds` says; a Solana transaction's blockhash life;
+ * the seller's time-out only when the signed time cannot be read.
+ */
 export function signedExpiry(terms: SignedTerms, maxTimeoutSeconds: number, now: number): number {
-  const fallback = now + maxTimeoutSeconds * 1000;
-  if (isSvmTerms(terms)) return Math.max(fallback, now + SOLANA_PAYLOAD_LIFETIME_MS);
+  if (isSvmTerms(terms)) return now + SOLANA_PAYLOAD_LIFETIME_MS;
   const seconds = Number(
     terms.scheme === 'upto' ? terms.permit2_authorization.deadline : terms.authorization.validBefore,
   );
-  return Number.isSafeInteger(seconds) && seconds > 0 ? Math.max(seconds * 1000, fallback) : fallback;
+  return Number.isSafeInteger(seconds) && seconds > 0 ? seconds * 1000 : now + maxTimeoutSeconds * 1000;
 }
 
 /** Keeps the signed payment before it is sent (a failed write: PurchaseStoreError, nothing sent). */
@@ -194,6 +214,34 @@ export async function rememberSigned(
     },
   };
   await storeCall('store a signed payment', () => store.put(purchase.key, record));
+}
+
+/**
+ * Whether `err` says nothing was signed for the purchase: refused by the buyer before signing (budget, no
+ * payable entry, the Solana RPC's cluster) or by Treasury with a 4xx answer other than 409 (a 409 may be the
+ * same identifier still being signed). Anything else — a lost answer, a 5xx, a signature withheld — may have
+ * signed, and keeps the record.
+ */
+function refusedBeforeSigning(err: unknown): boolean {
+  if (
+    err instanceof InsufficientBudgetError ||
+    err instanceof NoCompatibleAcceptError ||
+    err instanceof SolanaClusterMismatchError ||
+    err instanceof SolanaRpcUnreachableError
+  )
+    return true;
+  const api = err instanceof TreasuryApiError ? err : (err as { apiError?: unknown } | null)?.apiError;
+  return api instanceof TreasuryApiError && api.status >= 400 && api.status < 500 && api.status !== 409;
+}
+
+/**
+ * A purchase this attempt opened, refused before anything was signed (`err`): forgotten at once, so that
+ * refused purchases do not fill the store (nothing it held can be paid). A resumed or signed record stays.
+ * A store that fails to forget does not hide `err`: the record goes when it expires.
+ */
+export async function forgetRefusedPurchase(store: PurchaseStore, purchase: OpenPurchase, err: unknown): Promise<void> {
+  if (purchase.stored && purchase.fresh && !purchase.record.signed && refusedBeforeSigning(err))
+    await store.delete(purchase.key).catch(() => undefined);
 }
 
 /**

@@ -44,7 +44,7 @@ describe("xx buy: a seller's receipt and refusal reach the terminal as printable
       if (typeof req.headers['payment-signature'] !== 'string') {
         const challenge = {
           x402Version: 2 as const,
-          resource: { url: 'http://seller.test/report' },
+          resource: { url: `http://${req.headers.host}${req.url}` },
           accepts: [paymentRequirements({ amount: '10000', maxTimeoutSeconds: 300 })],
         };
         res.writeHead(402, { 'payment-required': encodePaymentRequired(challenge as never) }).end('{}');

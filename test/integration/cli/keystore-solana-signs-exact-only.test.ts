@@ -5,8 +5,9 @@
  * - through `createX402Buyer({ solanaSigner })` and the official `@x402/svm` client it pays an official
  *   `@x402/express` seller on the offline chain (ops/solana/local-solana.ts): exactly the price moves;
  * - a message holding that same USDC payment plus an SPL Approve of u64::MAX over the key's token account, a
- *   System transfer of its SOL, a second memo or a third signer is `unsupported_signature`, nothing signed
- *   (the message is read as Treasury's signer reads it: src/sdk/svm-exact-transfer.ts).
+ *   System transfer of its SOL, a second memo or a third signer, or that pays from another token account than
+ *   the key's own or states other decimals than 6, is `unsupported_signature`, nothing signed (the message is
+ *   read as Treasury's signer reads it: src/sdk/svm-exact-transfer.ts `readSvmExactPayment`).
  */
 import assert from 'node:assert/strict';
 import { AccountRole, address, createNoopSigner, type Address, type Instruction } from '@solana/kit';
@@ -73,7 +74,7 @@ describe("the keystore's Solana signer signs an x402 exact payment and nothing m
     assert.equal(await usdcOf(solana, seller.payTo), payToBefore + PRICE_UNITS);
   });
 
-  it('refuses the USDC payment plus an Approve of u64::MAX, a System transfer, a second memo or a third signer', async () => {
+  it('refuses the USDC payment plus an Approve of u64::MAX, a System transfer, a second memo or a third signer, from another account or with other decimals', async () => {
     const signer = keystoreSolanaSigner(keystore, PASSPHRASE, solana.mint);
     const source = await associatedTokenAccount(SOLANA_ADDRESS, solana.mint);
     const approve = getApproveInstruction({
@@ -99,6 +100,8 @@ describe("the keystore's Solana signer signs an x402 exact payment and nothing m
       ['a System transfer of its SOL', { extra: [systemTransfer] }],
       ['a second memo', { extra: [memoInstruction('second')] }],
       ['a third signer', { memo: undefined, extra: [thirdSigner] }],
+      ['a transfer from another token account', { source: OTHER }],
+      ['a transfer stating 9 decimals', { decimals: 9 }],
     ];
     const plain = await paymentMessage({ wallet: SOLANA_ADDRESS, mint: solana.mint });
     const sign = (messageBytes: Uint8Array, signers: Address[] = [FEE_PAYER, SOLANA_ADDRESS]) =>

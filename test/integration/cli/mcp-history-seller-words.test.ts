@@ -43,7 +43,7 @@ describe('xx mcp payment_history: a seller-chosen resource is handed on as untru
       if (req.headers['payment-signature']) return res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
       const challenge = {
         x402Version: 2,
-        resource: { url: 'http://127.0.0.1/x' },
+        resource: { url: `http://${req.headers.host}${req.url}` },
         accepts: [{ ...paymentRequirements({ amount: '1000' }), resource: INJECTION }],
       };
       res.writeHead(402, { 'payment-required': Buffer.from(JSON.stringify(challenge)).toString('base64') }).end('{}');

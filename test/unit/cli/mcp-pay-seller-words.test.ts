@@ -59,7 +59,7 @@ describe("xx mcp pay: a seller's receipt and refusal reach the model only as unt
           .writeHead(402, {
             'payment-required': encodePaymentRequired({
               x402Version: 2,
-              resource: { url: 'http://seller.test/joke' },
+              resource: { url: `http://${req.headers.host}${req.url}` },
               accepts: [price],
             }),
           })

@@ -1,7 +1,7 @@
 /**
  * src/cli/core/open-browser.ts: only an absolute http(s) URL reaches the opener, as its one argument and
  * without a shell; nothing opens without a terminal or in CI; each platform's opener; an opener that cannot
- * start (absent) resolves false. The real `xx fund --testnet` on a pseudo-terminal is in
+ * start (absent) resolves false; the opener inherits no XX_* or TREASURY_* variable. The real `xx fund --testnet` on a pseudo-terminal is in
  * test/integration/cli/account-flow.test.ts.
  */
 import assert from 'node:assert/strict';
@@ -86,6 +86,29 @@ describe('open-browser', () => {
       const { calls, env } = host({ env: { CI: ci } });
       assert.equal(await openInBrowser('https://example.com/', env), true, `CI=${ci}`);
       assert.equal(calls.length, 1);
+    }
+  });
+
+  it("starts the opener without the CLI's XX_* and TREASURY_* variables (secrets would outlive the command in the browser)", async () => {
+    const names = ['XX_KEYSTORE_PASSPHRASE', 'XX_PAT', 'XX_MNEMONIC', 'xx_pat', 'TREASURY_MASTER_KEY'] as const;
+    const saved = names.map((n) => [n, process.env[n]] as const);
+    try {
+      for (const n of names) process.env[n] = 'secret';
+      const { calls, env } = host({ env: process.env });
+      assert.equal(await openInBrowser('https://example.com/', env), true);
+      const childEnv = calls[0]!.options.env as NodeJS.ProcessEnv | undefined;
+      assert.ok(childEnv, 'the opener gets an environment of its own, not the CLI’s');
+      assert.deepEqual(
+        Object.keys(childEnv).filter((k) => /^(XX|TREASURY)_/i.test(k)),
+        [],
+        'no XX_* or TREASURY_* variable reaches the browser',
+      );
+      assert.equal(childEnv.PATH, process.env.PATH, 'the rest is inherited (the opener finds the browser)');
+    } finally {
+      for (const [n, v] of saved) {
+        if (v === undefined) delete process.env[n];
+        else process.env[n] = v;
+      }
     }
   });
 

@@ -10,7 +10,10 @@
  *   Approve or a System transfer beside the payment, a durable nonce, another program, a third signer, a
  *   second or odd compute-budget instruction, no or two token instructions, a Transfer or Approve instead of
  *   TransferChecked, the payer in another account slot, two memos or a memo with accounts, empty, too long or
- *   not UTF-8, trailing bytes, lookup tables, an account listed twice.
+ *   not UTF-8, trailing bytes, lookup tables, an account listed twice;
+ * - a transfer from another account than the payer's associated token account, or stating other decimals
+ *   than 6, is refused by `readSvmExactPayment` (the keystore signer's reader) and by the signer
+ *   (`transfer_source`, `transfer_decimals`); `readSvmExactMessage` reads the shape only.
  */
 import assert from 'node:assert/strict';
 import { ed25519 } from '@noble/curves/ed25519.js';
@@ -21,6 +24,7 @@ import { TOKEN_2022_PROGRAM_ADDRESS } from '@solana-program/token-2022';
 import { DEFAULT_SOLANA_INVARIANTS } from '../../../signer/config/solana-invariants.js';
 import { checkX402ExactMessage } from '../../../signer/solana/check-x402-exact-message.js';
 import { readSvmExactMessage } from '../../../src/sdk/index.js';
+import { readSvmExactPayment } from '../../../src/sdk/svm-exact-transfer.js';
 import {
   associatedTokenAccount,
   compiledPayment,
@@ -42,10 +46,15 @@ const U64_MAX = 2n ** 64n - 1n;
 
 const payment = (over: Partial<PaymentParts> = {}) => paymentMessage({ wallet: WALLET, ...over });
 
-/** Refused by the SDK's reader and by Treasury's signer alike. */
-async function refusedByBoth(what: string, bytes: Uint8Array | Promise<Uint8Array>): Promise<void> {
+/** Refused by the SDK's payment reader (and, for the shape, its message reader) and by Treasury's signer alike. */
+async function refusedByBoth(
+  what: string,
+  bytes: Uint8Array | Promise<Uint8Array>,
+  rule: 'shape' | 'transfer' = 'shape',
+): Promise<void> {
   const message = await bytes;
-  assert.throws(() => readSvmExactMessage(message), Error, `the SDK reads ${what}`);
+  if (rule === 'shape') assert.throws(() => readSvmExactMessage(message), Error, `the SDK reads ${what}`);
+  await assert.rejects(readSvmExactPayment(message), Error, `the SDK's payment reader reads ${what}`);
   await assert.rejects(
     checkX402ExactMessage(message, { wallet: WALLET, network: DEVNET }, DEFAULT_SOLANA_INVARIANTS),
     (e: unknown) => (e as { code?: string }).code === 'invariant_violation',
@@ -75,6 +84,7 @@ describe('readSvmExactMessage: the x402 exact shape and nothing else (as Treasur
         destination,
         authority: WALLET,
         amount: '10000',
+        decimals: 6,
         memo: '0123456789abcdef0123456789abcdef',
         authoritySigned: false,
       });
@@ -88,6 +98,19 @@ describe('readSvmExactMessage: the x402 exact shape and nothing else (as Treasur
       TOKEN_2022_PROGRAM_ADDRESS,
     );
     assert.equal(readSvmExactMessage(await payment({ memo: 'é'.repeat(128) })).memo, 'é'.repeat(128));
+    for (const over of [{}, { tokenProgram: TOKEN_2022_PROGRAM_ADDRESS }, { version: 'legacy' as const }])
+      assert.equal((await readSvmExactPayment(await payment(over))).authority, WALLET, JSON.stringify(over));
+  });
+
+  it("refuses a transfer from another account than the payer's associated token account, or with other decimals", async () => {
+    await refusedByBoth('another source account', payment({ source: OTHER }), 'transfer');
+    await refusedByBoth(
+      "the payer's ATA under the other token program",
+      payment({ source: await associatedTokenAccount(WALLET, DEVNET_USDC, TOKEN_2022_PROGRAM_ADDRESS) }),
+      'transfer',
+    );
+    await refusedByBoth('9 decimals', payment({ decimals: 9 }), 'transfer');
+    await refusedByBoth('0 decimals', payment({ decimals: 0 }), 'transfer');
   });
 
   it('refuses a payment that also approves a delegate over the payer’s account, or moves its SOL', async () => {

@@ -40,10 +40,11 @@ function stream(res: http.ServerResponse, total: number): Streamed {
   return state;
 }
 
-const challengeHeader = () => ({
+/** The 402 of the seller that answered `req` (the buyer pays only the origin whose challenge it signed). */
+const challengeHeader = (req: http.IncomingMessage) => ({
   'payment-required': encodePaymentRequired({
     x402Version: 2,
-    resource: { url: 'http://seller.test/x' },
+    resource: { url: `http://${req.headers.host}${req.url}` },
     accepts: [requirements()],
   }),
 });
@@ -97,8 +98,8 @@ describe('buyer SDK: a seller body past the cap is refused (ResponseTooLargeErro
     };
 
   it('a 402 streaming 48 MiB: refused at the default 4 MiB, nothing signed, the seller stopped well short', async () => {
-    handler = (_req, res) => {
-      res.writeHead(402, challengeHeader());
+    handler = (req, res) => {
+      res.writeHead(402, challengeHeader(req));
       streams.push(stream(res, 48 * MiB));
     };
     await assert.rejects(
@@ -132,7 +133,7 @@ describe('buyer SDK: a seller body past the cap is refused (ResponseTooLargeErro
 
   it('a paid answer past the cap: payment_sent, and the same purchase key sends the same payment again', async () => {
     handler = (req, res) => {
-      if (!req.headers['payment-signature']) return void res.writeHead(402, challengeHeader()).end('{}');
+      if (!req.headers['payment-signature']) return void res.writeHead(402, challengeHeader(req)).end('{}');
       res.writeHead(200, { 'content-type': 'text/plain' });
       streams.push(stream(res, 8 * MiB));
     };

@@ -42,9 +42,13 @@ import {
 
 const TX = `0x${'cd'.repeat(32)}`;
 
-function challenge(accepts: PaymentRequirements[], error?: string): PaymentRequired {
-  return { x402Version: 2, resource: { url: 'http://seller.test/x' }, accepts, ...(error ? { error } : {}) };
+/** A challenge for the resource at `url` (the seller's own URL, as a seller names it). */
+function challenge(url: string, accepts: PaymentRequirements[], error?: string): PaymentRequired {
+  return { x402Version: 2, resource: { url }, accepts, ...(error ? { error } : {}) };
 }
+
+/** The URL a recorded request asked for, as the seller sees it (its Host header and path). */
+const urlOf = (req: RecordedRequest) => `http://${String(req.headers.host)}${req.url}`;
 
 const receipt = (success = true, extra: Record<string, unknown> = {}) =>
   encodeSettlementReceipt({
@@ -64,7 +68,7 @@ function seller(
   return (req: RecordedRequest): ScriptedReply =>
     req.headers['payment-signature'] || req.headers['x-payment']
       ? paid(req)
-      : { status: 402, headers: challengeHeaders(encodePaymentRequired(challenge(accepts))), body: {} };
+      : { status: 402, headers: challengeHeaders(encodePaymentRequired(challenge(urlOf(req), accepts))), body: {} };
 }
 
 describe('buyer SDK: createX402Buyer', () => {
@@ -150,7 +154,7 @@ describe('buyer SDK: createX402Buyer', () => {
       const payload = decodePaymentPayload(second!.headers[sent] as string);
       assert.ok(payload.x402Version === 2);
       assert.deepEqual(payload.accepted, r, 'the chosen entry is echoed unchanged');
-      assert.deepEqual(payload.resource, { url: 'http://seller.test/x' });
+      assert.deepEqual(payload.resource, { url: `${shop.url}/x` });
       assert.deepEqual(payload.payload, {
         signature: signedFor(r).signature,
         authorization: signedFor(r).authorization,
@@ -161,7 +165,9 @@ describe('buyer SDK: createX402Buyer', () => {
   it('a v2 challenge in the body only is paid on PAYMENT-SIGNATURE; a legacy v1 body and a 402 without a challenge are InvalidChallengeError', async () => {
     const r = requirements();
     shop.handler = (req) =>
-      req.headers['payment-signature'] ? { status: 200, body: 'paid' } : { status: 402, body: challenge([r]) };
+      req.headers['payment-signature']
+        ? { status: 200, body: 'paid' }
+        : { status: 402, body: challenge(urlOf(req), [r]) };
     assert.equal((await newBuyer().request(shop.url)).paid, true);
     for (const body of [
       { x402Version: 1, accepts: [{ scheme: 'exact', network: 'base-sepolia', maxAmountRequired: '10000' }] },
@@ -361,7 +367,9 @@ describe('buyer SDK: createX402Buyer', () => {
       [
         {
           status: 402,
-          headers: { 'payment-required': encodePaymentRequired(challenge([r], 'invalid_exact_evm_payload_signature')) },
+          headers: {
+            'payment-required': encodePaymentRequired(challenge(shop.url, [r], 'invalid_exact_evm_payload_signature')),
+          },
           body: {},
         },
         'invalid_exact_evm_payload_signature',
@@ -371,7 +379,7 @@ describe('buyer SDK: createX402Buyer', () => {
           status: 402,
           headers: {
             'payment-response': receipt(false, { errorReason: 'insufficient_funds' }),
-            'payment-required': encodePaymentRequired(challenge([r], 'settlement_failed')),
+            'payment-required': encodePaymentRequired(challenge(shop.url, [r], 'settlement_failed')),
           },
           body: {},
         },

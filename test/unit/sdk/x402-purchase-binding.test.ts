@@ -29,7 +29,7 @@ const sellerOf = (paid: () => { status: number; drop?: boolean }) => (req: Recor
         headers: {
           'payment-required': encodePaymentRequired({
             x402Version: 2,
-            resource: { url: 'http://a-seller.test/report' },
+            resource: { url: `http://${req.headers.host}${req.url}` },
             accepts: [entry],
           }),
         },

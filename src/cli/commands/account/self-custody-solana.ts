@@ -14,8 +14,9 @@
  *
  * Defends against: signing anything but an x402 exact transfer of the network's USDC by the keystore's own key
  * with another fee payer (each message is decoded first and must be exactly that shape, svm-exact-transfer.ts:
- * compute budget, one TransferChecked, at most one memo, exactly two signers — anything else, another mint or
- * an SPL Approve or System transfer beside the payment included, is `unsupported_signature`);
+ * compute budget, one TransferChecked from the key's own associated token account with 6 decimals, at most one
+ * memo, exactly two signers — anything else, another mint, another source account or an SPL Approve or System
+ * transfer beside the payment included, is `unsupported_signature`);
  * a keystore whose header names another Solana address than its seed derives (`keystore_mismatch`, nothing
  * signed); the sandbox's payments leaving the machine through a copied RPC setting.
  * Does not defend against: malware on the machine while the command runs, or a weak passphrase
@@ -32,7 +33,8 @@ import {
 import { z } from 'zod';
 import { ChainRegistry } from '../../../shared/chain-registry.js';
 import { formatUsd } from '../../../../policy/money.js';
-import { associatedTokenAccount, readSvmExactMessage } from '../../../sdk/index.js';
+import { associatedTokenAccount } from '../../../sdk/index.js';
+import { readSvmExactPayment } from '../../../sdk/svm-exact-transfer.js';
 import type { CliContext } from '../../core/cli-context.js';
 import { CliError } from '../../core/cli-error.js';
 import { solanaKey } from './hd-addresses.js';
@@ -195,7 +197,7 @@ export function keystoreSolanaSigner(
       for (const tx of transactions) {
         let transfer;
         try {
-          transfer = readSvmExactMessage(tx.messageBytes);
+          transfer = await readSvmExactPayment(tx.messageBytes);
         } catch {
           refuse('this transaction');
         }

@@ -5,8 +5,10 @@
  * as written. Unless `allowPrivate` (`xx mcp --allow-private-targets`, XX_MCP_ALLOW_PRIVATE_TARGETS=1: the
  * sandbox and tests), an address that is not public (./public-address.ts) refuses the request with
  * `target_not_public` before anything is sent. Redirects, when the caller follows them, are followed here
- * hop by hop (at most MAX_REDIRECTS), each hop vetted the same way; only http(s) targets are reached.
- * The answer is read as sent (identity encoding asked for) and at most MAX_RESPONSE_BYTES of it.
+ * hop by hop (at most MAX_REDIRECTS), each hop vetted the same way; only http(s) targets are reached. The
+ * answer's `url` is the URL that answered (after redirects), as fetch's is: the buyer SDK pays a 402 only on
+ * the origin asked (src/sdk/challenge-origin.ts). The answer is read as sent (identity encoding asked for) and
+ * at most MAX_RESPONSE_BYTES of it.
  *
  * Defends: a model, or a page it read, steering the agent's machine into loopback, the LAN or cloud metadata,
  * directly, through DNS or through a redirect; an endless or huge answer filling the process's memory.
@@ -52,7 +54,8 @@ export function sellerFetch(options: SellerFetchOptions): SellerFetch {
     for (let hops = 0; ; hops++) {
       const res = await requestOnce(hop, options);
       const location = res.headers.get('location');
-      if (init.redirect === 'manual' || !REDIRECTS.has(res.status) || !location || hops >= MAX_REDIRECTS) return res;
+      if (init.redirect === 'manual' || !REDIRECTS.has(res.status) || !location || hops >= MAX_REDIRECTS)
+        return answeredFrom(res, hop.url);
       await res.body?.cancel();
       hop.url = new URL(location, hop.url);
       if (res.status === 303 || ((res.status === 301 || res.status === 302) && hop.method === 'POST')) {
@@ -62,6 +65,11 @@ export function sellerFetch(options: SellerFetchOptions): SellerFetch {
       }
     }
   };
+}
+
+/** `res` with `url` set to the URL that answered, as fetch sets it (a constructed Response has none). */
+function answeredFrom(res: Response, url: URL): Response {
+  return Object.defineProperty(res, 'url', { value: url.href, enumerable: true });
 }
 
 function targetRefused(url: URL, address: string | undefined): CliError {
