@@ -183,4 +183,10 @@ export class FakePendingRowCounts implements PendingRowCounts {
       if ((this.accountOf.get(sellerId) ?? sellerId) === accountId) n += await this.pending(sellerId, Infinity);
     return Math.min(n, upTo);
   }
+
+  /** Every rejected row here counts as recent (the fake keeps no times). */
+  async rejectedRecently(sellerId: string, _windowSeconds: number, upTo: number): Promise<number> {
+    const mine = [...(this.rows.get(sellerId)?.values() ?? [])];
+    return Math.min(mine.filter((s) => s === 'rejected').length, upTo);
+  }
 }

@@ -116,6 +116,10 @@ export const API_ENTRIES: Entries = {
     meaning:
       "ledger rows all of one account's sellers may have pending together (checked as well as the seller's own cap); a report that would pass it is refused whole: 429 `ledger_pending_limit`, `scope` `account`",
   },
+  TREASURY_LEDGER_MAX_REJECTED_PER_SELLER: {
+    meaning:
+      'ledger rows one seller reported in the last 24 h that ended rejected (unknown transactions are rejected after TREASURY_LEDGER_NOT_FOUND_GRACE_SECONDS and kept); once reached, its reports of new transactions are refused whole: 429 `ledger_rejected_budget_exhausted` (`seller_id`, `limit`, `Retry-After: 3600`)',
+  },
   TREASURY_SELLER_MAX_ENDPOINTS: {
     meaning:
       'endpoints one seller may hold (by hand or from its OpenAPI document); past it: 409 `endpoint_limit_reached`, nothing added',

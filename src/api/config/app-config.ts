@@ -101,6 +101,8 @@ const envSchema = z.object({
   TREASURY_LEDGER_NOT_FOUND_GRACE_SECONDS: envInt(0, 7 * 86_400, 900),
   /** The verifier's share and the pending-row and payment-identifier bounds of sellers and accounts. */
   ...sellerBoundsEnvShape,
+  /** Rows of one seller, created in the last 24 h, that may end rejected; past it new reports are refused (429). */
+  TREASURY_LEDGER_MAX_REJECTED_PER_SELLER: envInt(1, 10_000_000, 20_000),
   /** Endpoints one seller may hold (created by hand or from its OpenAPI document). */
   TREASURY_SELLER_MAX_ENDPOINTS: envInt(1, 100_000, 1_000),
   /**
@@ -222,6 +224,8 @@ export type AppConfig = Readonly<{
   ledgerVerifyIntervalMs: number;
   ledgerVerifyConcurrency: number;
   ledgerNotFoundGraceSeconds: number;
+  /** TREASURY_LEDGER_MAX_REJECTED_PER_SELLER (src/api/sellers/ledger/ledger-pending-cap.ts). */
+  ledgerMaxRejectedPerSeller: number;
   sellerMaxEndpoints: number;
   maxSellersPerAccount: number;
   /** Where the platform's payouts are settled (TREASURY_FACILITATOR_URL). */
@@ -306,6 +310,7 @@ export function loadAppConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     ledgerVerifyIntervalMs: e.TREASURY_LEDGER_VERIFY_INTERVAL_MS,
     ledgerVerifyConcurrency: e.TREASURY_LEDGER_VERIFY_CONCURRENCY,
     ledgerNotFoundGraceSeconds: e.TREASURY_LEDGER_NOT_FOUND_GRACE_SECONDS,
+    ledgerMaxRejectedPerSeller: e.TREASURY_LEDGER_MAX_REJECTED_PER_SELLER,
     ...sellerBoundsConfigOf(e),
     sellerMaxEndpoints: e.TREASURY_SELLER_MAX_ENDPOINTS,
     maxSellersPerAccount: e.TREASURY_MAX_SELLERS_PER_ACCOUNT,

@@ -113,8 +113,12 @@ export function createSellersWing(deps: SellersWingDeps): SellersWing {
     ledgerVerifier,
     endpoints: new EndpointMatcherCache(new PgEndpointRoutes(knex)),
   });
-  const { ledgerMaxPendingPerSeller: perSeller, ledgerMaxPendingPerAccount: perAccount } = config;
-  const pendingCap = new LedgerPendingCap(new PgPendingRowCounts(knex), perSeller, perAccount);
+  const {
+    ledgerMaxPendingPerSeller: perSeller,
+    ledgerMaxPendingPerAccount: perAccount,
+    ledgerMaxRejectedPerSeller: rejectedPerSeller,
+  } = config;
+  const pendingCap = new LedgerPendingCap(new PgPendingRowCounts(knex), perSeller, perAccount, rejectedPerSeller);
   // The platform as merchant of record: per-seller collection wallets and payouts out of them (docs/adr/0011).
   const defaultNetwork = chains.resolve(config.defaultChain)?.network ?? config.defaultChain;
   const collections = new PlatformWallets({

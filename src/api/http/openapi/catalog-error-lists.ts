@@ -43,7 +43,7 @@ export const ORIGIN_FETCH: ErrorCode[] = [
 
 /**
  * One reported ledger row: its seller suspended, its endpoint unknown, its network or amount refused, its seller
- * at its pending-row cap.
+ * at its pending-row cap or its budget of rejected rows.
  */
 export const LEDGER_ROW: ErrorCode[] = [
   'seller_suspended',
@@ -51,4 +51,5 @@ export const LEDGER_ROW: ErrorCode[] = [
   'network_not_supported',
   'unstorable_value',
   'ledger_pending_limit',
+  'ledger_rejected_budget_exhausted',
 ];

@@ -58,7 +58,7 @@ export const LEDGER_CATALOG: CatalogEntry[] = [
     auth: 'gate',
     body: ledgerBatchBodySchema,
     replies: { 200: ledgerBatchResultSchema },
-    errors: ['ledger_pending_limit'],
+    errors: ['ledger_pending_limit', 'ledger_rejected_budget_exhausted'],
   },
   {
     method: 'POST',
@@ -68,7 +68,7 @@ export const LEDGER_CATALOG: CatalogEntry[] = [
     auth: 'service',
     body: ledgerBatchBodySchema,
     replies: { 200: ledgerBatchResultSchema },
-    errors: ['seller_suspended', 'ledger_pending_limit'],
+    errors: ['seller_suspended', 'ledger_pending_limit', 'ledger_rejected_budget_exhausted'],
   },
   {
     method: 'GET',

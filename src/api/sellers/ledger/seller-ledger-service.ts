@@ -156,7 +156,8 @@ export class SellerLedgerService {
    * Totals by endpoint within `from`/`to`, of verified rows only: whole UTC days from seller_revenue_days (kept
    * by a trigger with each row's verification), the part of a day at either edge from the rows
    * (./split-revenue-range.ts), so its cost follows the days in the range, not the rows. `pending` and
-   * `rejected` say what is not counted (read from the unverified rows only, on their partial index).
+   * `rejected` say what is not counted, split the same way (seller_unverified_days between the edges, the unverified
+   * rows' partial index at them): a seller's rejected history does not make the summary slower.
    */
   async revenue(
     seller: SellerRow,
@@ -175,14 +176,19 @@ export class SellerLedgerService {
     if (split.days)
       for (const r of await this.store.revenueDays(seller.id, split.days, q.endpoint_id)) add(r.key, r.total, r.n);
     const endpoints = [...byEndpoint.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    const unverified = await this.store.unverifiedByStatus(seller.id, {
-      from: q.from,
-      to: q.to,
-      endpoint_id: q.endpoint_id,
-    });
+    // Likewise what is not counted: whole days from seller_unverified_days (kept by a trigger as rows are reported,
+    // rejected, reopened or verified), the edges from the unverified rows.
+    const byStatus = new Map<string, { total: bigint; count: number }>();
+    const addStatus = (r: { key: string; total: string; n: string }) => {
+      const entry = byStatus.get(r.key) ?? { total: 0n, count: 0 };
+      byStatus.set(r.key, { total: entry.total + BigInt(r.total), count: entry.count + Number(r.n) });
+    };
+    for (const range of split.rows)
+      (await this.store.unverifiedByStatus(seller.id, { ...range, endpoint_id: q.endpoint_id })).forEach(addStatus);
+    if (split.days) (await this.store.unverifiedDays(seller.id, split.days, q.endpoint_id)).forEach(addStatus);
     const of = (status: string) => {
-      const r = unverified.find((u) => u.key === status);
-      return { count: Number(r?.n ?? 0), total_usd: formatUsd(BigInt(r?.total ?? 0)) };
+      const r = byStatus.get(status);
+      return { count: r?.count ?? 0, total_usd: formatUsd(r?.total ?? 0n) };
     };
     return {
       seller_id: seller.id,

@@ -6,7 +6,8 @@
  *   payouts (../ledger/seller-ledger-service.ts);
  * - `EndpointRoutes`: the seller's endpoints as a report's route is matched against them, with the version that
  *   moves when they change (../ledger/endpoint-matcher-cache.ts);
- * - `PendingRowCounts`: how many rows a seller already reported or still has pending (../ledger/ledger-pending-cap.ts);
+ * - `PendingRowCounts`: how many rows a seller already reported, still has pending, or had rejected lately
+ *   (../ledger/ledger-pending-cap.ts);
  * - `PayToStore`: the seller's proven pay-to addresses (../seller-pay-to-service.ts);
  * - `LedgerVerificationStore`: what the background verifier (../ledger/ledger-verifier.ts) claims, reads and
  *   writes — due rows in turns (./ledger-fair-claim.ts), what a row was reported as, where its money may have
@@ -108,8 +109,10 @@ export interface SellerLedgerStore {
   verifiedByEndpoint(sellerId: string, range: LedgerRange): Promise<LedgerTotal[]>;
   /** The seller's per-day rollups from `first` (inclusive) to `end` (exclusive), summed by endpoint. */
   revenueDays(sellerId: string, days: RevenueDays, endpointId?: string): Promise<LedgerTotal[]>;
-  /** The seller's rows in `range` not verified, summed by status. */
+  /** The seller's rows in `range` not verified, summed by status (read for a range's edges, each under a day). */
   unverifiedByStatus(sellerId: string, range: LedgerRange): Promise<LedgerTotal[]>;
+  /** The seller's per-day rollups of rows not verified from `first` (inclusive) to `end` (exclusive), by status. */
+  unverifiedDays(sellerId: string, days: RevenueDays, endpointId?: string): Promise<LedgerTotal[]>;
   /** Up to `limit` of the seller's rows in `range`, oldest first, after `after` when given. */
   rowsAfter(
     sellerId: string,
@@ -141,6 +144,8 @@ export interface PendingRowCounts {
   pending(sellerId: string, upTo: number): Promise<number>;
   /** The pending rows of all the account's sellers, counted up to `upTo`. */
   pendingOfAccount(accountId: string, upTo: number): Promise<number>;
+  /** The seller's rejected rows created in the last `windowSeconds` (by the database's clock), counted up to `upTo`. */
+  rejectedRecently(sellerId: string, windowSeconds: number, upTo: number): Promise<number>;
 }
 
 export interface PayToStore {

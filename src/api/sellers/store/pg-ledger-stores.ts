@@ -1,7 +1,8 @@
 /**
  * The PostgreSQL implementations of the seller's money stores (./ledger-stores.ts): every query they stand for,
  * each naming the seller. Revenue between a range's whole days reads the per-day rollups the triggers keep
- * (seller_revenue_days, docs/adr/0008), and the unverified rows their partial index.
+ * (seller_revenue_days, docs/adr/0008; unverified rows: seller_unverified_days, migration 20261202120000), and the
+ * rows at a range's edges, and the recently rejected, the unverified rows' partial index.
  *
  * Defends: SQL outside a store; one seller's rows reached through another. Does not defend: rows of the wrong
  * shape in the database (the migrations' constraints do).
@@ -97,6 +98,19 @@ export class PgSellerLedgerStore implements SellerLedgerStore {
     return rows.map((r) => ({ key: r.status, total: r.total, n: r.n }));
   }
 
+  async unverifiedDays(sellerId: string, days: RevenueDays, endpointId?: string): Promise<LedgerTotal[]> {
+    const query = this.knex('seller_unverified_days').where({ seller_id: sellerId });
+    if (days.first) query.andWhere('day', '>=', days.first);
+    if (days.end) query.andWhere('day', '<', days.end);
+    if (endpointId) query.andWhere({ endpoint_key: endpointId });
+    const rows = (await query
+      .select('status')
+      .sum({ total: 'total_micro' })
+      .sum({ n: 'entries' })
+      .groupBy('status')) as Array<{ status: string; total: string; n: string }>;
+    return rows.map((r) => ({ key: r.status, total: r.total, n: r.n }));
+  }
+
   async rowsAfter(
     sellerId: string,
     range: LedgerRange,
@@ -188,6 +202,19 @@ export class PgPendingRowCounts implements PendingRowCounts {
          SELECT 1 FROM sellers s JOIN ledger_entries e ON e.seller_id = s.id AND e.status = 'pending'
           WHERE s.account_id = ? LIMIT ?) p`,
       [accountId, upTo],
+    );
+    return (result.rows as Array<{ n: number }>)[0]?.n ?? 0;
+  }
+
+  async rejectedRecently(sellerId: string, windowSeconds: number, upTo: number): Promise<number> {
+    // On the unverified rows' partial index (seller_id, created_at): the window's pending rows (within their cap)
+    // and at most `upTo` rejected ones are read, however many the seller has older.
+    const result = await this.knex.raw(
+      `SELECT count(*)::int AS n FROM (
+         SELECT 1 FROM ledger_entries
+          WHERE seller_id = ? AND status <> 'verified' AND status = 'rejected'
+            AND created_at >= now() - make_interval(secs => ?) LIMIT ?) r`,
+      [sellerId, windowSeconds, upTo],
     );
     return (result.rows as Array<{ n: number }>)[0]?.n ?? 0;
   }
