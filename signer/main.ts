@@ -12,7 +12,8 @@
  * one up: ./owner-policy/); the parent watch; the HSM sessions and the module. Every step is attempted and logged with its duration and outcome; exit 0, or 1
  * if any step failed. A second signal exits at once.
  *
- * Protects against: starting half-configured (exit 1 with a message naming what is wrong), secrets in
+ * Protects against: starting half-configured (exit 1 with a message naming what is wrong; in production mode also
+ * with a PIN in the environment or a policy store without a watermark file: ./config/signer-production-mode.ts), secrets in
  * logs (JSON logs on stderr carry no PIN, key-ref bytes or signatures), and running on after an
  * unexpected exception (logged, exit 1: a signer in an unknown state stops rather than signs).
  * Known limits: one signer per socket path; a second instance replaces a stale socket but cannot detect a
@@ -21,7 +22,7 @@
 import { pino } from 'pino';
 import { createKeyBackend, type BackendObserver } from './backends/create-key-backend.js';
 import type { KeyBackend } from './backends/key-backend.js';
-import { loadSignerConfig, type SignerConfig } from './config/signer-config.js';
+import { loadSignerConfig, SignerConfigError, type SignerConfig } from './config/signer-config.js';
 import { RECOVERY_IMPLEMENTATION } from './ecdsa/recover-public-key.js';
 import { persistLimits, type LimitsPersistence } from './limits/limits-state-file.js';
 import { WalletLimiter } from './limits/wallet-limiter.js';
@@ -35,6 +36,7 @@ import { SignerService } from './signer-service.js';
 import { closeable, type Closeable } from '../base/closeables.js';
 import { installShutdown, watchParent } from '../base/shutdown-signals.js';
 
+/** One JSON line on stderr; a configuration refused (production mode's among them) carries its code and problems. */
 function writeFatal(msg: string, err: unknown): void {
   process.stderr.write(
     JSON.stringify({
@@ -43,6 +45,7 @@ function writeFatal(msg: string, err: unknown): void {
       service: 'treasury-signer',
       msg,
       err: err instanceof Error ? err.message : String(err),
+      ...(err instanceof SignerConfigError ? { code: err.code, problems: err.details.problems } : {}),
     }) + '\n',
   );
 }

@@ -8,6 +8,9 @@
  * logging or serialising the config cannot print it, and it never appears in an error message.
  * With TREASURY_KEY_BACKEND=aws-kms no PIN is read and no AWS credential either: the SDK's default
  * provider chain finds them (a TREASURY_KMS_*_KEY variable is refused, so none creeps into Treasury's files).
+ * In production mode (`NODE_ENV` or `TREASURY_ENV` = `production`) a PIN from the environment, a PIN under 8
+ * characters, a policy store without a watermark file and a plain-HTTP KMS endpoint are refused too, all listed in
+ * one error (./signer-production-mode.ts).
  * Known limits: SOFTHSM2_CONF is read by the SoftHSM library itself from the environment, not here; AWS_*
  * variables are read by the AWS SDK.
  */
@@ -22,6 +25,7 @@ import {
 } from './aws-kms-config.js';
 import { ownerPolicyEnvShape, parseOwnerPolicyConfig, type OwnerPolicyConfig } from './owner-policy-config.js';
 import { SignerConfigError } from './signer-config-error.js';
+import { isProductionMode, signerProductionProblems } from './signer-production-mode.js';
 import { DEFAULT_SOLANA_INVARIANTS, type SolanaInvariants } from './solana-invariants.js';
 
 export type { AwsKmsBackendConfig } from './aws-kms-config.js';
@@ -286,12 +290,16 @@ export function loadSignerConfig(env: NodeJS.ProcessEnv = process.env): SignerCo
   }
   const e = parsed.data;
   const limits = parseLimits(e);
+  const backend = Object.freeze(parseBackend(e, env));
+  const allowedTokens = Object.freeze(parseAllowedTokens(e.TREASURY_SIGNER_ALLOWED_TOKENS));
+  const ownerPolicies = parseOwnerPolicyConfig(e, e.TREASURY_SIGNER_LIMITS_STATE_FILE);
+  if (isProductionMode(env)) refuseInProduction(e, backend, ownerPolicies);
   return Object.freeze({
     socketPath: e.TREASURY_SIGNER_SOCKET,
     socketMode: e.TREASURY_SIGNER_SOCKET_MODE === '0660' ? (0o660 as const) : (0o600 as const),
-    backend: Object.freeze(parseBackend(e, env)),
+    backend,
     invariants: Object.freeze({
-      allowedTokens: Object.freeze(parseAllowedTokens(e.TREASURY_SIGNER_ALLOWED_TOKENS)),
+      allowedTokens,
       maxValue: limits.maxPerSignature,
       maxValiditySeconds: e.TREASURY_SIGNER_MAX_VALIDITY_SECONDS,
       permit2: e.TREASURY_SIGNER_PERMIT2_ADDRESS,
@@ -305,8 +313,28 @@ export function loadSignerConfig(env: NodeJS.ProcessEnv = process.env): SignerCo
     maxQueue: e.TREASURY_SIGNER_MAX_QUEUE,
     logLevel: e.TREASURY_SIGNER_LOG_LEVEL,
     exitWithParent: e.TREASURY_EXIT_WITH_PARENT === '1',
-    ownerPolicies: parseOwnerPolicyConfig(e, e.TREASURY_SIGNER_LIMITS_STATE_FILE),
+    ownerPolicies,
   });
+}
+
+/** Production mode's refusals (./signer-production-mode.ts), all of them in one error; the PIN's length only. */
+function refuseInProduction(
+  e: z.infer<typeof envSchema>,
+  backend: BackendConfig,
+  ownerPolicies: OwnerPolicyConfig | undefined,
+): void {
+  const problems = signerProductionProblems({
+    pin:
+      backend.kind === 'pkcs11'
+        ? {
+            variable: e.TREASURY_PKCS11_PIN !== undefined ? 'TREASURY_PKCS11_PIN' : 'TREASURY_PKCS11_PIN_FILE',
+            length: backend.pin.length,
+          }
+        : undefined,
+    policyStore: ownerPolicies === undefined ? undefined : { watermarkFile: ownerPolicies.watermarkFile },
+    kmsEndpoint: backend.kind === 'aws-kms' ? backend.endpoint : undefined,
+  });
+  if (problems.length > 0) throw new SignerConfigError(problems);
 }
 
 /** The backend's own settings: a PKCS#11 PIN is read only for pkcs11; KMS credentials are never read here. */

@@ -145,7 +145,8 @@ export class OpenSpendLeases {
     this.queued.push(row);
     this.timer ??= setTimeout(() => {
       this.timer = null;
-      void this.flush();
+      // A failed write keeps its rows and schedules its own retry (flush): its rejection is not a crash.
+      void this.flush().catch(() => undefined);
     }, this.options.flushDelayMs);
   }
 

@@ -19,7 +19,8 @@
  * saw and, at start, against the watermark file (./store-generation.ts, ./store-watermark.ts); a database holding the
  * API's tables is refused before migrating (./store-placement.ts).
  * Does not defend: a database the front can write (deploy it with its own role: docs/deploy-hsm.md); the spends of
- * wallets without a signed policy still queued when the process dies (docs/adr/0012, "recorded after release");
+ * wallets without a signed policy still queued when the process dies (docs/adr/0012, "recorded after release"; at a
+ * clean shutdown those the store refused are logged: ./final-spend-flush.ts);
  * the spends a restored store forgot (spends do not raise the generation: ./store-generation.ts).
  */
 import knexFactory from 'knex';
@@ -50,9 +51,11 @@ import {
   policyChangesSince,
   recordOpenSpends,
   WALLET_COLUMNS,
+  type SpendRow,
   type WalletRow,
 } from './spend-statements.js';
 import { OpenSpendLeases } from './open-spend-leases.js';
+import { flushBeforeClose, reportLostSpends } from './final-spend-flush.js';
 import { readStoreGeneration, StoreGenerations, type GenerationWatermark, type StoreLog } from './store-generation.js';
 import { checkStorePlacement } from './store-placement.js';
 import { WalletTurns } from './wallet-turns.js';
@@ -119,6 +122,8 @@ export class PgOwnerPolicyStore implements OwnerPolicyStore {
   private readonly openSpends: OpenSpendLeases;
   private readonly unresolved = new UnresolvedSpends();
   private readonly generations: StoreGenerations;
+  /** The rows of the last write of spends recorded after release, until it committed: what a failed one left. */
+  private unwritten: readonly SpendRow[] = [];
 
   constructor(private readonly options: PgOwnerPolicyStoreOptions) {
     this.pool = new pg.Pool({
@@ -130,8 +135,8 @@ export class PgOwnerPolicyStore implements OwnerPolicyStore {
     this.pool.on('error', () => undefined);
     this.generations = new StoreGenerations({ watermark: options.watermark, log: options.log });
     this.openSpends = new OpenSpendLeases({
-      recordOpen: (rows) => recordOpenSpends(this.pool, rows),
-      recordAnyway: (rows) => insertLockedSpends(this.pool, rows),
+      recordOpen: (rows) => this.unconfirmed(rows, recordOpenSpends(this.pool, rows)),
+      recordAnyway: (rows) => this.unconfirmed(rows, insertLockedSpends(this.pool, rows)),
       changedSince: (since) => policyChangesSince(this.pool, since),
       leaseMs: options.openSpendLeaseMs,
       rowAgeMs: OPEN_ROW_AGE_MS,
@@ -329,10 +334,23 @@ export class PgOwnerPolicyStore implements OwnerPolicyStore {
     await this.pool.query('DELETE FROM signer_spends WHERE ref = $1', [id]);
   }
 
+  /** The spends recorded after release still queued, written (./final-spend-flush.ts: retried, lost ones logged). */
   async close(): Promise<void> {
     this.openSpends.close();
-    await this.openSpends.flush().catch(() => undefined);
+    const { tries, error } = await flushBeforeClose(
+      () => this.openSpends.flush(),
+      () => this.openSpends.close(),
+    );
+    if (error !== undefined) reportLostSpends(this.unwritten, tries, error, this.options.log);
     await this.pool.end();
+  }
+
+  /** `write` of queued spends' `rows`: they count as unwritten until it resolves (`close`). */
+  private async unconfirmed<T>(rows: readonly SpendRow[], write: Promise<T>): Promise<T> {
+    this.unwritten = rows;
+    const result = await write;
+    this.unwritten = [];
+    return result;
   }
 
   private runBatch(entries: SpendEntry[]): Promise<Outcome[]> {

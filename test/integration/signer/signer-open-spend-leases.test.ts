@@ -7,11 +7,17 @@
  *    lease on the wallet decides its next payment under the policy (its lease has run out), and the spends it
  *    released before count;
  *  - a wallet without a policy: every released spend reaches the store within a lease — from its first payment on,
- *    since the statement that made its row (at its creation) saw it without a policy.
+ *    since the statement that made its row (at its creation) saw it without a policy;
+ *  - at close (a shutdown; the store in this process), spends still queued while the store is out of reach: the last
+ *    write is tried again, then the spends lost are logged as counts (`open_spends_lost`), never dropped silently.
  */
 import assert from 'node:assert/strict';
 import pg from 'pg';
-import { outcome, signedPolicy } from './signer-test-helpers.js';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { PgOwnerPolicyStore } from '../../../signer/owner-policy/pg-owner-policy-store.js';
+import { openDatabaseGate } from '../../support/database-outage.js';
+import { createSignerDatabase, testPostgres } from '../../support/test-database.js';
+import { outcome, PAYEE, signedPolicy } from './signer-test-helpers.js';
 import { useTwoSignersOnOneStore } from './two-signers-one-store.js';
 
 /** Longer than the default, so that a lease outlives a slow set_wallet_policy on a loaded machine. */
@@ -85,5 +91,80 @@ describe('spends of wallets without a signed policy, recorded after release (two
       await new Promise((r) => setTimeout(r, 20));
     }
     assert.equal(await storedSum(wallet.address), 600_000n);
+  });
+});
+
+describe('spends recorded after release, at close with the store out of reach (the store in this process)', function () {
+  this.timeout(120_000);
+
+  it('tries the last write again, then logs the spends it could not write as counts (open_spends_lost)', async () => {
+    const database = await createSignerDatabase();
+    const name = new URL(database.connectionString).pathname.slice(1);
+    const gate = await openDatabaseGate({ name, connectionString: (await testPostgres()).urlFor(name) });
+    const logged: Array<{ fields: Record<string, unknown>; message: string }> = [];
+    const log = {
+      warn: () => undefined,
+      error: (fields: Record<string, unknown>, message: string) => void logged.push({ fields, message }),
+    };
+    // The longest lease: each wallet's row, made without a policy, lets its spends be recorded after release.
+    const store = new PgOwnerPolicyStore({
+      connectionString: database.connectionString,
+      poolMax: 2,
+      openSpendLeaseMs: 10_000,
+      lookBackSeconds: 60,
+      log,
+    });
+    let closed = false;
+    try {
+      await store.prepare();
+      const wallets = [
+        privateKeyToAccount(generatePrivateKey()).address,
+        privateKeyToAccount(generatePrivateKey()).address,
+      ];
+      for (const address of wallets) await store.recordWallet(address, `account-${address}`, null);
+      await gate.refuse();
+      const spend = (address: string, amount: bigint) =>
+        store.reserveSpend(
+          { address, amount, payee: PAYEE, at: new Date() },
+          () => assert.fail('a leased wallet is not decided'),
+          () => assert.fail('a leased wallet is not decided'),
+        );
+      const reserved = [spend(wallets[0]!, 100_000n), spend(wallets[0]!, 200_000n), spend(wallets[1]!, 300_000n)];
+      assert.deepEqual(
+        (await Promise.all(reserved.map((r) => r.outcome))).map((o) => o.kind),
+        ['recorded', 'recorded', 'recorded'],
+        'recorded after release: queued',
+      );
+      // Closed at once (a shutdown): the queue's own timer has not written it, the store is out of reach.
+      closed = true;
+      await store.close();
+      const lost = logged.filter((l) => l.fields.event === 'open_spends_lost');
+      assert.equal(lost.length, 1, `one line for the spends lost: ${JSON.stringify(logged)}`);
+      assert.deepEqual(
+        { ...lost[0]!.fields, err: undefined },
+        {
+          event: 'open_spends_lost',
+          spends: 3,
+          wallets: 2,
+          tries: 3,
+          err: undefined,
+        },
+      );
+      assert.match(String(lost[0]!.fields.err), /not currently accepting connections/);
+      // What the line says is so: nothing was written.
+      await gate.allow();
+      const db = new pg.Client({ connectionString: database.connectionString });
+      await db.connect();
+      try {
+        const { rows } = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM signer_spends');
+        assert.equal(rows[0]!.n, 0);
+      } finally {
+        await db.end();
+      }
+    } finally {
+      if (!closed) await store.close().catch(() => undefined);
+      await gate.close();
+      await database.drop();
+    }
   });
 });

@@ -168,4 +168,43 @@ describe('OpenSpendLeases (spends of wallets without a signed policy, after rele
     assert.equal(leases.holds(W), true);
     leases.close();
   });
+
+  it('a scheduled write the store refuses is kept and tried again, never an unhandled rejection (the signer would exit)', async () => {
+    let refuse = true;
+    const written: SpendRow[][] = [];
+    const leases = new OpenSpendLeases({
+      recordOpen: async (rows) => {
+        if (refuse) throw new Error('database is not currently accepting connections');
+        written.push(rows);
+        return new Map<string, OpenOutcome>([[W, 'recorded']]);
+      },
+      recordAnyway: async () => undefined,
+      leaseMs: 250,
+      rowAgeMs: 1000,
+      flushDelayMs: 1,
+    });
+    const unhandled: unknown[] = [];
+    const listener = (reason: unknown) => unhandled.push(reason);
+    // mocha's own listener would fail the run on its own; this one records what the signer's main would see.
+    const before = process.listeners('unhandledRejection');
+    process.removeAllListeners('unhandledRejection');
+    process.on('unhandledRejection', listener);
+    try {
+      leases.renew(W, performance.now());
+      leases.enqueue([`r1`, W, '1', V, new Date()]);
+      // The scheduled write fails; its retry timer (100 ms) waits; give the rejection a turn to surface.
+      await new Promise((r) => setTimeout(r, 50));
+      assert.deepEqual(unhandled, [], 'a refused scheduled write is no unhandled rejection');
+      refuse = false;
+      for (let waited = 0; written.length === 0; waited += 20) {
+        assert.ok(waited < 5_000, 'the kept row is written once the store answers');
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      assert.equal(written[0]![0]![0], 'r1');
+    } finally {
+      process.removeListener('unhandledRejection', listener);
+      for (const l of before) process.on('unhandledRejection', l);
+      leases.close();
+    }
+  });
 });

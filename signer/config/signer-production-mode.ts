@@ -1,0 +1,64 @@
+/**
+ * Production mode for treasury-signer (`NODE_ENV=production` or `TREASURY_ENV=production`, as treasury-api and the
+ * gate decide it: src/api/config/production-mode.ts, src/gate/gate-config.ts; the images set `NODE_ENV`): the
+ * settings the signer refuses to start with there. ./signer-config.ts asks once, after the rest of the
+ * configuration was read, and throws one `SignerConfigError` listing every problem found, each naming its variable
+ * first and never a secret's value; main.ts prints it as one line and exits 1 before anything is opened.
+ *
+ * Defends against, in production mode:
+ *  - the HSM PIN in the environment (`TREASURY_PKCS11_PIN`): an environment is copied into child processes,
+ *    `/proc/<pid>/environ`, crash reports and `docker inspect`; the PIN must come from `TREASURY_PKCS11_PIN_FILE`
+ *    (0600 or 0400, which ./signer-config.ts already holds to);
+ *  - a PIN shorter than `MIN_PRODUCTION_PIN_LENGTH` characters, from either source (a guessable PIN is the HSM's only
+ *    lock against whoever reaches the token's files or the module);
+ *  - a policy store (`TREASURY_SIGNER_DATABASE_URL`) without a watermark file (`TREASURY_SIGNER_STORE_WATERMARK_FILE`,
+ *    or its default beside `TREASURY_SIGNER_LIMITS_STATE_FILE`): a store restored from an older backup — spends and
+ *    policies forgotten — would be served as current (../owner-policy/store-watermark.ts);
+ *  - the KMS emulator's plain-HTTP endpoint (`TREASURY_KMS_ENDPOINT=http://…`, the sandbox's and the tests'): the
+ *    public keys wallet addresses are derived from would travel unauthenticated.
+ * Does not defend: a long PIN that is still guessable; a watermark file that cannot be written (refused at start by
+ * ../owner-policy/store-watermark.ts); endpoints the AWS SDK reads itself (`AWS_ENDPOINT_URL*`).
+ * Considered and left allowed: `TREASURY_EXIT_WITH_PARENT=1` (set by the sandbox) only makes the signer stop
+ * sooner — treasury-api and the gate accept it in production mode too.
+ * Outside production mode nothing here applies (the sandbox and the tests run as before).
+ */
+
+/** True under `NODE_ENV=production` or `TREASURY_ENV=production` (as treasury-api and the gate decide it). */
+export function isProductionMode(env: Readonly<Record<string, string | undefined>>): boolean {
+  return env.NODE_ENV === 'production' || env.TREASURY_ENV === 'production';
+}
+
+/** The shortest HSM user PIN production mode accepts. */
+export const MIN_PRODUCTION_PIN_LENGTH = 8;
+
+/** What the production checks look at, as ./signer-config.ts read it (no secret: the PIN's length only). */
+export interface SignerProductionFacts {
+  /** The PKCS#11 PIN's source variable and length; undefined on a backend without a PIN (aws-kms). */
+  pin: { variable: 'TREASURY_PKCS11_PIN' | 'TREASURY_PKCS11_PIN_FILE'; length: number } | undefined;
+  /** The policy store, when TREASURY_SIGNER_DATABASE_URL sets one up, with the watermark file it keeps. */
+  policyStore: { watermarkFile: string | undefined } | undefined;
+  /** TREASURY_KMS_ENDPOINT on the aws-kms backend; undefined otherwise. */
+  kmsEndpoint: string | undefined;
+}
+
+/** Every setting production mode refuses, each `VARIABLE: what is wrong and what to do`; empty when none. */
+export function signerProductionProblems(facts: SignerProductionFacts): string[] {
+  const problems: string[] = [];
+  if (facts.pin?.variable === 'TREASURY_PKCS11_PIN')
+    problems.push(
+      "TREASURY_PKCS11_PIN: a PIN in the environment is refused in production mode; put it in a file readable by the signer's user only (0600) and name it in TREASURY_PKCS11_PIN_FILE",
+    );
+  if (facts.pin !== undefined && facts.pin.length < MIN_PRODUCTION_PIN_LENGTH)
+    problems.push(
+      `${facts.pin.variable}: the PIN is shorter than ${MIN_PRODUCTION_PIN_LENGTH} characters; production mode needs at least ${MIN_PRODUCTION_PIN_LENGTH} (re-initialise the token's user PIN)`,
+    );
+  if (facts.policyStore !== undefined && facts.policyStore.watermarkFile === undefined)
+    problems.push(
+      'TREASURY_SIGNER_STORE_WATERMARK_FILE: is not set, nor TREASURY_SIGNER_LIMITS_STATE_FILE beside which it is kept by default; production mode refuses a policy store (TREASURY_SIGNER_DATABASE_URL) whose restore from an older backup would go unnoticed',
+    );
+  if (facts.kmsEndpoint !== undefined && new URL(facts.kmsEndpoint).protocol !== 'https:')
+    problems.push(
+      "TREASURY_KMS_ENDPOINT: is not https (the KMS emulator's plain HTTP is for the sandbox and the tests); production mode reaches KMS over https only",
+    );
+  return problems;
+}

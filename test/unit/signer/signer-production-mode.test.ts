@@ -1,0 +1,91 @@
+/**
+ * The signer's production mode through loadSignerConfig (signer/config/signer-production-mode.ts): what it refuses,
+ * all of it in one error naming each variable and never the PIN; what it leaves alone — development mode as before,
+ * and the AWS KMS backend, which has no PIN.
+ */
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { loadSignerConfig, SignerConfigError } from '../../../signer/config/signer-config.js';
+
+const SOCKET = { TREASURY_SIGNER_SOCKET: '/tmp/treasury-signer-production.sock' };
+const STORE = { TREASURY_SIGNER_DATABASE_URL: 'postgres://signer:db-password@127.0.0.1:5432/signer' };
+const KMS = { TREASURY_KEY_BACKEND: 'aws-kms', TREASURY_KMS_REGION: 'eu-west-1' };
+
+/** The variables `env`'s refusal names, in order (each problem begins with its variable). */
+function refusedVariables(env: Record<string, string>): string[] {
+  let refusal: SignerConfigError | undefined;
+  try {
+    loadSignerConfig(env);
+  } catch (err) {
+    assert.ok(err instanceof SignerConfigError, String(err));
+    refusal = err;
+  }
+  assert.ok(refusal, 'refused');
+  assert.equal(refusal.code, 'config_invalid');
+  for (const secret of ['short-1', '1234', 'db-password']) assert.ok(!refusal.message.includes(secret));
+  return refusal.details.problems.map((p) => p.slice(0, p.indexOf(':')));
+}
+
+describe('signer production mode (signer/config/signer-production-mode.ts)', () => {
+  let dir: string;
+  let pinFile: (pin: string) => string;
+  before(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'treasury-signer-production-unit-'));
+    pinFile = (pin) => {
+      const file = path.join(dir, `${pin.length}.pin`);
+      fs.writeFileSync(file, pin + '\n', { mode: 0o600 });
+      return file;
+    };
+  });
+  after(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  it('development mode is as before: a 4-character PIN from the environment, a store without a watermark file', () => {
+    const config = loadSignerConfig({ ...SOCKET, ...STORE, TREASURY_PKCS11_PIN: '1234' });
+    assert.equal(config.ownerPolicies?.watermarkFile, undefined);
+    loadSignerConfig({ ...SOCKET, TREASURY_PKCS11_PIN: '1234', NODE_ENV: 'development' });
+  });
+
+  it('refuses, in one error, a PIN from the environment, its length, and a store without a watermark file', () => {
+    assert.deepEqual(refusedVariables({ ...SOCKET, ...STORE, NODE_ENV: 'production', TREASURY_PKCS11_PIN: '1234' }), [
+      'TREASURY_PKCS11_PIN',
+      'TREASURY_PKCS11_PIN',
+      'TREASURY_SIGNER_STORE_WATERMARK_FILE',
+    ]);
+    // A long PIN from the environment is refused all the same.
+    assert.deepEqual(
+      refusedVariables({ ...SOCKET, TREASURY_ENV: 'production', TREASURY_PKCS11_PIN: 'a-long-enough-pin' }),
+      ['TREASURY_PKCS11_PIN'],
+    );
+  });
+
+  it('refuses a PIN file holding fewer than 8 characters', () => {
+    assert.deepEqual(
+      refusedVariables({ ...SOCKET, NODE_ENV: 'production', TREASURY_PKCS11_PIN_FILE: pinFile('short-1') }),
+      ['TREASURY_PKCS11_PIN_FILE'],
+    );
+  });
+
+  it('accepts a PIN file of 8+ characters and a store with a watermark file, named or beside the limits state file', () => {
+    const production = { ...SOCKET, ...STORE, NODE_ENV: 'production', TREASURY_PKCS11_PIN_FILE: pinFile('eight-ch') };
+    const named = loadSignerConfig({ ...production, TREASURY_SIGNER_STORE_WATERMARK_FILE: path.join(dir, 'w.json') });
+    assert.equal(named.ownerPolicies?.watermarkFile, path.join(dir, 'w.json'));
+    const beside = loadSignerConfig({
+      ...production,
+      TREASURY_SIGNER_LIMITS_STATE_FILE: path.join(dir, 'limits.json'),
+    });
+    assert.equal(beside.ownerPolicies?.watermarkFile, path.join(dir, 'store-watermark.json'));
+  });
+
+  it('the AWS KMS backend has no PIN: accepted, with its public endpoint or an https one; the emulator over http is refused', () => {
+    assert.equal(loadSignerConfig({ ...SOCKET, ...KMS, NODE_ENV: 'production' }).backend.kind, 'aws-kms');
+    loadSignerConfig({ ...SOCKET, ...KMS, NODE_ENV: 'production', TREASURY_KMS_ENDPOINT: 'https://vpce.example.com' });
+    assert.deepEqual(
+      refusedVariables({ ...SOCKET, ...KMS, NODE_ENV: 'production', TREASURY_KMS_ENDPOINT: 'http://127.0.0.1:4599' }),
+      ['TREASURY_KMS_ENDPOINT'],
+    );
+    // Outside production mode the emulator is reached as before.
+    loadSignerConfig({ ...SOCKET, ...KMS, TREASURY_KMS_ENDPOINT: 'http://127.0.0.1:4599' });
+  });
+});
