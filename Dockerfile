@@ -128,8 +128,10 @@ ENV TREASURY_HOST=0.0.0.0 \
 VOLUME ["/run/treasury"]
 USER treasury
 EXPOSE 8402
+# /livez over https when the API serves TLS itself (TREASURY_TLS_CERT_FILE; its own certificate on loopback, not
+# verified), plain http behind a TLS proxy (test/unit/ops/container-files.test.ts runs this command).
 HEALTHCHECK --interval=10s --timeout=3s --start-period=15s --retries=3 \
-    CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.TREASURY_PORT||8402)+'/livez').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+    CMD ["node", "-e", "require(process.env.TREASURY_TLS_CERT_FILE?'node:https':'node:http').get({host:'127.0.0.1',port:process.env.TREASURY_PORT||8402,path:'/livez',rejectUnauthorized:false,timeout:2500},r=>process.exit(r.statusCode>=200&&r.statusCode<300?0:1)).on('timeout',()=>process.exit(1)).on('error',()=>process.exit(1))"]
 # Start-up flags: ops/node-flags.ts (none; test/unit/ops/container-files.test.ts holds this line to it).
 CMD ["node", "dist/src/api/main.js"]
 

@@ -5,7 +5,8 @@
  *
  * Defends against: a gate starting with a bearer that is not a PAT, a platform or facilitator URL that is not
  * http(s) or carries credentials, limits out of range, private origins reached without the operator asking, the
- * sandbox's switches in production mode.
+ * sandbox's switches in production mode, and there a platform or facilitator URL in plain http to another host
+ * (the PAT in clear, a facilitator's answer forged on the path).
  * Does not defend against: a bearer without the gate scope (the platform refuses it at the first catalogue
  * load, and the gate stays not ready).
  */
@@ -13,6 +14,7 @@ import { z } from 'zod';
 import { ConfigError } from '../../base/config-error.js';
 import { envInt } from '../shared/env-int.js';
 import { canonicalGateUrl, gateBaseUrlSchema } from '../shared/gate-address-schema.js';
+import { isPlainHttpOffHost } from '../shared/plain-http-upstream.js';
 
 const port = z.coerce.number().int().min(0).max(65_535);
 const httpUrl = z
@@ -147,13 +149,25 @@ export class GateConfigError extends ConfigError {
 
 /**
  * What production mode refuses (as treasury-api does, src/api/config/production-mode.ts): a public URL that is
- * not https, and the sandbox's switches — paid routes answered with nothing verified or settled
+ * not https; an upstream (platform, facilitators) in plain http to another host (../shared/plain-http-upstream.ts:
+ * the PAT goes to GATE_API_URL on every catalogue read, and a facilitator's isValid/success decides whether
+ * content is served); and the sandbox's switches — paid routes answered with nothing verified or settled
  * (`XX_ALLOW_LOCAL_ONLY`), sellers' origins on private addresses (`GATE_ALLOW_PRIVATE_ORIGINS`: any seller could
  * then have the gate reach into its own network; the API verifies no such origin in production either).
  */
 function productionProblems(e: z.infer<typeof envSchema>, publicUrl: string | undefined): string[] {
   const problems: string[] = [];
   if (publicUrl?.startsWith('http://')) problems.push('GATE_PUBLIC_URL: must be https in production mode');
+  const upstreams = {
+    GATE_API_URL: e.GATE_API_URL,
+    FACILITATOR_URL: e.FACILITATOR_URL,
+    GATE_SOLANA_FACILITATOR_URL: e.GATE_SOLANA_FACILITATOR_URL,
+  };
+  for (const [name, url] of Object.entries(upstreams))
+    if (url !== undefined && isPlainHttpOffHost(url))
+      problems.push(
+        `${name}: must be https in production mode (http only to this machine: localhost, 127.0.0.0/8, ::1)`,
+      );
   if (e.XX_ALLOW_LOCAL_ONLY !== undefined && e.XX_ALLOW_LOCAL_ONLY !== '' && e.XX_ALLOW_LOCAL_ONLY !== '0')
     problems.push('XX_ALLOW_LOCAL_ONLY: is a sandbox-only switch; unset it in production mode');
   if (e.GATE_ALLOW_PRIVATE_ORIGINS === '1')

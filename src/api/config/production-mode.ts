@@ -8,10 +8,16 @@
  * `TREASURY_BEHIND_TLS_PROXY=1`, or a public URL that is not https); sandbox and test switches left on
  * (`TREASURY_VERIFY_ALLOW_PRIVATE`, `XX_ALLOW_LOCAL_ONLY`, `TREASURY_RATE_LIMITS=off`, the pay fault
  * injection `TREASURY_TEST_PAY_FAULT` or a test preload in `--import`/`--require`/NODE_OPTIONS); an operator
- * token a person typed (short, or too few distinct characters to be random).
+ * token a person typed (short, or too few distinct characters to be random); trusted proxies that cover public
+ * addresses (every client could then choose its own X-Forwarded-For and escape the per-address limits:
+ * ../net/trusted-proxy-breadth.ts has the rule); an upstream in plain http to another host (facilitator,
+ * JSON-RPC: forged answers on the path; http only to loopback, ../../shared/plain-http-upstream.ts).
  * Does not defend: a proxy that claims TLS and does not terminate it; a random-looking token that leaked.
  * Outside production mode nothing here applies (the sandbox and the tests run as before).
  */
+import { isPlainHttpOffHost } from '../../shared/plain-http-upstream.js';
+import { parseTrustedProxies } from '../net/client-address-key.js';
+import { publicTrustedRange } from '../net/trusted-proxy-breadth.js';
 
 export interface ProductionRefusal {
   /** The environment variable (or process option) to change. */
@@ -56,6 +62,40 @@ function testPreloadIn(options: readonly string[]): string | undefined {
   return options.find((o) => /(^|[\\/=])test[\\/]/.test(o) || o.includes('fault-preload'));
 }
 
+/** TREASURY_TRUSTED_PROXIES when it trusts a range covering public addresses; a malformed list is left to the config. */
+function trustedProxiesRefusal(list: string | undefined): ProductionRefusal | undefined {
+  let range: string | undefined;
+  try {
+    range = publicTrustedRange(parseTrustedProxies(list ?? ''));
+  } catch {
+    return undefined; // loadAppConfig refuses it, naming the entry
+  }
+  if (range === undefined) return undefined;
+  return {
+    setting: 'TREASURY_TRUSTED_PROXIES',
+    reason: `trusts ${range}, which covers public addresses: any client could then write its own X-Forwarded-For and escape the per-address limits; name the proxies (addresses, private ranges, or public ranges of /8 (IPv6 /16) or longer)`,
+  };
+}
+
+const PLAIN_HTTP_REASON = 'must be https in production mode (http only to this machine: localhost, 127.0.0.0/8, ::1)';
+
+/** The first upstream URL (facilitator, JSON-RPC) in plain http to another host; malformed values are left to the config. */
+function plainHttpUpstreamRefusal(env: Readonly<Record<string, string | undefined>>): ProductionRefusal | undefined {
+  for (const name of ['TREASURY_FACILITATOR_URL', 'TREASURY_SOLANA_RPC_URL'])
+    if (env[name] !== undefined && isPlainHttpOffHost(env[name])) return { setting: name, reason: PLAIN_HTTP_REASON };
+  let rpcUrls: unknown;
+  try {
+    rpcUrls = JSON.parse(env.TREASURY_RPC_URLS || '{}');
+  } catch {
+    return undefined; // loadAppConfig refuses it
+  }
+  if (typeof rpcUrls !== 'object' || rpcUrls === null) return undefined;
+  for (const [network, url] of Object.entries(rpcUrls))
+    if (typeof url === 'string' && isPlainHttpOffHost(url))
+      return { setting: 'TREASURY_RPC_URLS', reason: `${network}: ${PLAIN_HTTP_REASON}` };
+  return undefined;
+}
+
 /** The first setting production mode refuses, or undefined when the process may start. */
 export function productionRefusal(
   env: Readonly<Record<string, string | undefined>>,
@@ -86,6 +126,10 @@ export function productionRefusal(
       setting: 'TREASURY_PUBLIC_URL',
       reason: 'must be the https:// origin clients reach the API at (sign-in messages name it)',
     };
+  const upstream = plainHttpUpstreamRefusal(env);
+  if (upstream) return upstream;
+  const proxies = trustedProxiesRefusal(env.TREASURY_TRUSTED_PROXIES);
+  if (proxies) return proxies;
   for (const name of ['TREASURY_VERIFY_ALLOW_PRIVATE', 'XX_ALLOW_LOCAL_ONLY'])
     if (set(name) && env[name] !== '0')
       return { setting: name, reason: 'is a sandbox-only switch; unset it in production' };

@@ -105,6 +105,40 @@ describe('production mode: treasury-api refuses unsafe settings (one line naming
     assertRefused(await runApi(env), 'TREASURY_PUBLIC_URL');
   });
 
+  it('TREASURY_TRUSTED_PROXIES covering public addresses (every client could write its own X-Forwarded-For)', async () => {
+    for (const range of ['0.0.0.0/0', '::/0', '::ffff:0.0.0.0/96', '10.0.0.0/8, 0.0.0.0/1'])
+      assertRefused(
+        await runApi({ ...soundProductionEnv(), TREASURY_TRUSTED_PROXIES: range }),
+        'TREASURY_TRUSTED_PROXIES',
+      );
+  });
+
+  it('control: trusted proxies named by address, private ranges or public ranges of /8 (/16) or longer pass', async () => {
+    for (const ranges of ['10.0.0.0/8', '172.16.0.0/12,127.0.0.1/32, ::1, fc00::/7, fe80::/10, 2400:cb00::/32']) {
+      const exit = await runApi({ ...soundProductionEnv(), TREASURY_TRUSTED_PROXIES: ranges });
+      assert.doesNotMatch(exit.lines.join('\n'), /refuses to start/, ranges);
+      assert.match(exit.lines.join('\n'), /treasury-api failed to start/, ranges);
+    }
+  });
+
+  it('plain http:// to another host for an upstream (facilitator, JSON-RPC): https, or http to loopback only', async () => {
+    const refused: [string, string][] = [
+      ['TREASURY_FACILITATOR_URL', 'http://facilitator.example.com'],
+      ['TREASURY_FACILITATOR_URL', 'http://10.0.0.5:4022'],
+      ['TREASURY_RPC_URLS', '{"eip155:84532":"http://127.0.0.1:8545","eip155:8453":"http://rpc.example.com"}'],
+      ['TREASURY_SOLANA_RPC_URL', 'http://solana-rpc.example.com'],
+    ];
+    for (const [name, value] of refused) assertRefused(await runApi({ ...soundProductionEnv(), [name]: value }), name);
+    const accepted = {
+      TREASURY_FACILITATOR_URL: 'http://127.0.0.1:4022',
+      TREASURY_RPC_URLS: '{"eip155:84532":"http://localhost:8545","eip155:8453":"https://rpc.example.com"}',
+      TREASURY_SOLANA_RPC_URL: 'http://[::1]:8899',
+    };
+    const exit = await runApi({ ...soundProductionEnv(), ...accepted });
+    assert.doesNotMatch(exit.lines.join('\n'), /refuses to start/);
+    assert.match(exit.lines.join('\n'), /treasury-api failed to start/);
+  });
+
   it('TREASURY_VERIFY_ALLOW_PRIVATE=1 (sandbox only)', async () => {
     const env = { ...soundProductionEnv(), TREASURY_VERIFY_ALLOW_PRIVATE: '1' };
     assertRefused(await runApi(env), 'TREASURY_VERIFY_ALLOW_PRIVATE');

@@ -5,9 +5,15 @@
  * `docker build` / `docker compose up` (docs/deploy-hsm.md, docs/scaling.md).
  */
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import https from 'node:https';
+import http from 'node:http';
+import os from 'node:os';
 import path from 'node:path';
 import { nodeFlagsFor } from '../../../ops/node-flags.js';
+import { makeSelfSignedCertificate, opensslAvailable } from '../../support/self-signed-certificate.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../../..');
 
@@ -112,6 +118,66 @@ describe('Dockerfile (hadolint-like rules, no engine)', () => {
       assert.match(health, target === 'api' ? /\/livez/ : /dist\/signer\/health-check\.js/);
     }
     assert.equal(users.size, 2, 'the API and the signer run as different users');
+  });
+
+  describe('the api HEALTHCHECK asks /livez over https when the API serves TLS itself (TREASURY_TLS_CERT_FILE)', () => {
+    /** The api target's HEALTHCHECK command, exec form, run here with node and only `env`: its exit code. */
+    function runHealthCheck(env: Record<string, string>): Promise<number | null> {
+      const health = stages.find((s) => s.name === 'api')!.instructions.find((i) => i.keyword === 'HEALTHCHECK')!;
+      const argv = JSON.parse(health.args.slice(health.args.indexOf(' CMD ') + 5)) as string[];
+      assert.equal(argv[0], 'node');
+      const child = spawn(process.execPath, argv.slice(1), { env: { PATH: process.env.PATH ?? '', ...env } });
+      return new Promise((resolve) => child.once('close', resolve));
+    }
+
+    /** A /livez answering 200 on loopback, plain or with `tls`; its port and a close function. */
+    async function serveLivez(tls?: { cert: Buffer; key: Buffer }) {
+      const answer = (req: http.IncomingMessage, res: http.ServerResponse) => {
+        res.statusCode = req.url === '/livez' ? 200 : 404;
+        res.end();
+      };
+      const server = tls ? https.createServer(tls, answer) : http.createServer(answer);
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      const port = String((server.address() as AddressInfo).port);
+      return { port, close: () => new Promise((resolve) => server.close(resolve)) };
+    }
+
+    let dir: string;
+    let certificate: { cert: string; key: string };
+    before(function () {
+      if (!opensslAvailable()) this.skip();
+      dir = fs.mkdtempSync(path.join(os.tmpdir(), 'treasury-healthcheck-'));
+      certificate = makeSelfSignedCertificate(dir, 'treasury.example.com');
+    });
+    after(() => dir && fs.rmSync(dir, { recursive: true, force: true }));
+
+    it('healthy against an API serving HTTPS with its own (unverified, self-signed) certificate', async () => {
+      const tls = { cert: fs.readFileSync(certificate.cert), key: fs.readFileSync(certificate.key) };
+      const server = await serveLivez(tls);
+      try {
+        const withTls = { TREASURY_PORT: server.port, TREASURY_TLS_CERT_FILE: certificate.cert };
+        assert.equal(await runHealthCheck(withTls), 0, 'https to the API serving TLS');
+        // Without TREASURY_TLS_CERT_FILE it asks plain http, which a TLS port does not answer.
+        assert.notEqual(await runHealthCheck({ TREASURY_PORT: server.port }), 0, 'http to a TLS port');
+      } finally {
+        await server.close();
+      }
+    });
+
+    it('healthy against plain HTTP (behind a TLS proxy); unhealthy when nothing answers', async () => {
+      const server = await serveLivez();
+      await server.close().then(async () => {
+        assert.notEqual(await runHealthCheck({ TREASURY_PORT: server.port }), 0, 'nothing listening');
+        const withTls = { TREASURY_PORT: server.port, TREASURY_TLS_CERT_FILE: certificate.cert };
+        assert.notEqual(await runHealthCheck(withTls), 0, 'nothing listening (https)');
+      });
+      const plain = await serveLivez();
+      try {
+        assert.equal(await runHealthCheck({ TREASURY_PORT: plain.port }), 0, 'http to the API behind a proxy');
+      } finally {
+        await plain.close();
+      }
+    });
   });
 
   it('runs no tsx and copies no sources, tests or benches into the runtime stages', () => {
