@@ -182,6 +182,7 @@ export const ERROR_CODES = {
     message:
       "Another flush of this seller's payouts is recording or moving them (a settlement can take seconds); this one waited for nothing, and whatever it recorded is moved by the next flush. Retry after retry_after_seconds.",
   },
+  seller_refresh_in_progress: { status: 409, message: "This seller's endpoints are being changed; retry later." },
   banking_not_declared: { status: 409, message: 'Declare a legal entity and country first.' },
   slug_taken: { status: 409, message: 'That slug is taken.' },
   endpoint_exists: { status: 409, message: 'An endpoint with that slug or method and path already exists.' },

@@ -5,6 +5,7 @@
  * pay-to addresses a test puts in, and each seller's reported rows (the pending-row counts), read as the PostgreSQL stores read them (oldest first, bounded, scoped to the
  * account or seller). Pages are not cut: `pageOf` answers every row. Never imported by production code.
  */
+import { isDeepStrictEqual } from 'node:util';
 import type { EndpointRow, SellerRow } from '../../src/api/sellers/seller-views.js';
 import type {
   EndpointChanges,
@@ -136,6 +137,15 @@ export class FakeEndpointStore implements EndpointStore {
     const saved = this.endpoints.map((e) => ({ ...e }));
     const set: EndpointSet = {
       list: async () => this.endpoints.filter((e) => e.seller_id === sellerId),
+      discoveryDiffers: async (wanted) =>
+        new Set(
+          wanted
+            .filter((w) => {
+              const e = this.endpoints.find((row) => row.id === w.id && row.seller_id === sellerId);
+              return e !== undefined && !isDeepStrictEqual(e.discovery ?? null, w.discovery);
+            })
+            .map((w) => w.id),
+        ),
       add: async (endpoint: NewEndpoint) => {
         const row = { priced: true, source: 'manual', ...endpoint };
         this.endpoints.push(row);

@@ -127,6 +127,7 @@ export const SELLER_CATALOG: CatalogEntry[] = [
       'openapi_not_found',
       'openapi_invalid',
       'endpoint_limit_reached',
+      'seller_refresh_in_progress',
       ...ORIGIN_FETCH,
     ],
   },
@@ -219,7 +220,7 @@ export const SELLER_CATALOG: CatalogEntry[] = [
     auth: 'owner_session_or_service',
     body: createEndpointBodySchema,
     replies: { 201: endpointViewSchema },
-    errors: ['endpoint_exists', 'endpoint_limit_reached'],
+    errors: ['endpoint_exists', 'endpoint_limit_reached', 'seller_refresh_in_progress'],
   },
   {
     method: 'GET',

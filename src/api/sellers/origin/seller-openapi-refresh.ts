@@ -7,31 +7,39 @@
  * prices it by hand, a document that still names no price leaves that price alone, and one that names a price
  * (`"0"` included) sets it and marks it priced.
  *
+ * An operation that vanished from the document but is kept for its ledger rows loses its discovery (the
+ * document no longer declares it), so a seller's ingested discovery is that of one document: at most
+ * MAX_DISCOVERY_BYTES_PER_DOCUMENT (./openapi-discovery.ts). The stored discovery is compared where it is
+ * stored (`EndpointSet.discoveryDiffers`, one statement), never read back and re-serialised here.
+ *
  * Defends: two refreshes of one seller interleaving (one change set under the seller's lock, shared with endpoint
- * creation: `EndpointStore.changeSet`, ../store/seller-stores.ts);
+ * creation: `EndpointStore.changeSet`, ../store/seller-stores.ts — tried, never waited for: a refresh finding it
+ * held answers 409 `seller_refresh_in_progress` at once);
  * a refresh taking the seller past its endpoint bound (refused whole); an endpoint with ledger rows being
  * removed; the fetch reaching what the outbound rules refuse (private addresses, other ports, redirects, more
- * than 1 MiB). Does not defend: a document whose prices the seller did not mean.
+ * than 1 MiB); a refresh, even of an unchanged document, reading back and re-serialising every row's discovery
+ * on the event loop. Does not defend: a document whose prices the seller did not mean.
  */
 import { parseUsd } from '../../../../policy/money.js';
 import type { RefreshReport } from '../../../shared/api-responses/seller-responses.js';
 import { generateId } from '../../auth/token-codec.js';
 import { AppError } from '../../errors/app-error.js';
 import { parseOpenApi, type IngestedEndpoint } from './openapi-ingest.js';
-import { canonicalJson } from './openapi-discovery.js';
 import { guardedFetchText, type OriginFetchOptions } from './origin-verifier.js';
 import { assertWithinEndpointBound, DEFAULT_MAX_ENDPOINTS } from '../seller-endpoint-bound.js';
 import type { EndpointRow, SellerRow } from '../seller-views.js';
 import type { EndpointSet, EndpointStore } from '../store/seller-stores.js';
 
 /**
- * Brings an ingested endpoint in line with its operation; true when it changed. No price in the document: the
- * endpoint keeps what it has (unpriced, or the seller's own price).
+ * Brings an ingested endpoint in line with its operation; true when it changed (`discoveryDiffers`: its stored
+ * discovery is not the operation's). No price in the document: the endpoint keeps what it has (unpriced, or the
+ * seller's own price).
  */
 async function updateIngested(
   set: EndpointSet,
   current: EndpointRow,
   w: IngestedEndpoint,
+  discoveryDiffers: boolean,
   now: Date,
 ): Promise<boolean> {
   const price = w.price === null ? current.price_micro : parseUsd(w.price).toString();
@@ -41,7 +49,7 @@ async function updateIngested(
     current.priced !== priced ||
     JSON.stringify(current.capabilities) !== JSON.stringify(w.capabilities) ||
     (current.path_pattern ?? null) !== w.path_pattern ||
-    canonicalJson(current.discovery ?? null) !== canonicalJson(w.discovery);
+    discoveryDiffers;
   if (!differs) return false;
   await set.change(current.id, {
     price_micro: price,
@@ -93,16 +101,21 @@ export class SellerOpenApiRefresh {
       kept_for_ledger: [] as string[],
       unchanged: 0,
     };
+    const key = (method: string, path: string) => `${method} ${path}`;
+    // The first operation of each method and path (a later one naming it again is ignored).
+    const operations = new Map<string, IngestedEndpoint>();
+    for (const w of wanted) if (!operations.has(key(w.method, w.path))) operations.set(key(w.method, w.path), w);
     await this.store.changeSet(seller.id, async (set) => {
       const existing = await set.list();
-      const key = (method: string, path: string) => `${method} ${path}`;
       const byKey = new Map(existing.map((e) => [key(e.method, e.path), e]));
       const slugs = new Set(existing.map((e) => e.slug));
-      const seen = new Set<string>();
-      for (const w of wanted) {
-        const k = key(w.method, w.path);
-        if (seen.has(k)) continue;
-        seen.add(k);
+      // Every ingested endpoint's discovery against what it should hold: its operation's, or none once gone.
+      const changedDiscovery = await set.discoveryDiffers(
+        existing
+          .filter((e) => e.source === 'openapi')
+          .map((e) => ({ id: e.id, discovery: operations.get(key(e.method, e.path))?.discovery ?? null })),
+      );
+      for (const [k, w] of operations) {
         const current = byKey.get(k);
         if (!current) {
           let slug = w.slug;
@@ -127,15 +140,20 @@ export class SellerOpenApiRefresh {
           report.added.push(slug);
           continue;
         }
-        if (current.source === 'openapi' && (await updateIngested(set, current, w, now)))
+        if (
+          current.source === 'openapi' &&
+          (await updateIngested(set, current, w, changedDiscovery.has(current.id), now))
+        )
           report.changed.push(current.slug);
         else report.unchanged++;
       }
       for (const e of existing) {
-        if (e.source !== 'openapi' || seen.has(key(e.method, e.path))) continue;
+        if (e.source !== 'openapi' || operations.has(key(e.method, e.path))) continue;
         const used = await set.hasLedger(e.id);
-        if (used) report.kept_for_ledger.push(e.slug);
-        else {
+        if (used) {
+          report.kept_for_ledger.push(e.slug);
+          if (changedDiscovery.has(e.id)) await set.change(e.id, { discovery: null, updated_at: now });
+        } else {
           await set.remove(e.id);
           report.removed.push(e.slug);
         }

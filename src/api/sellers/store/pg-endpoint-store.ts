@@ -2,10 +2,16 @@
  * The PostgreSQL implementation of a seller's endpoints (`EndpointStore`, `EndpointSet` in ./seller-stores.ts):
  * every query names the seller, and every change to a seller's endpoint set as a whole runs in one transaction
  * under a per-seller advisory lock, so two changes (an endpoint added by hand, an OpenAPI refresh) never
- * interleave and a bound checked inside one holds when it commits.
+ * interleave and a bound checked inside one holds when it commits. The lock is only ever tried, never waited
+ * for: held by another change of the seller's set (a refresh holds it across up to ~4,000 statements), the
+ * change answers 409 `seller_refresh_in_progress` at once and gives its connection back — thirty refreshes of
+ * one seller sent at once would otherwise hold the pool's connections waiting for it, and every tenant's request
+ * with them (test/integration/api/seller-refresh-lock.test.ts). Reads for a change set or a route table leave
+ * `discovery` (up to 64 KiB a row) where it is stored: the refresh compares it there (`discoveryDiffers`).
  *
  * Defends: one seller's endpoint reached through another; an endpoint with ledger rows removed (checked, and the
- * ledger's foreign key as a second line). Does not defend: what the caller writes (the services decide it).
+ * ledger's foreign key as a second line); one seller's refreshes holding the connection pool while its lock is
+ * held. Does not defend: what the caller writes (the services decide it).
  */
 import type { Knex } from 'knex';
 import { readKeysetPage, type PageRequest } from '../../db/keyset-cursor.js';
@@ -49,10 +55,55 @@ async function endpointHasLedger(db: Knex | Knex.Transaction, sellerId: string, 
     .first('id'));
 }
 
+/** The columns an endpoint's view is made of (../seller-views.ts `endpointView`). */
+const LISTED_COLUMNS = [
+  'id',
+  'seller_id',
+  'slug',
+  'method',
+  'path',
+  'path_pattern',
+  'price_micro',
+  'route_prices',
+  'capabilities',
+  'priced',
+  'created_at',
+  'updated_at',
+];
+
+/** The seller's endpoint set lock: a refresh, an endpoint added by hand. */
+const endpointSetLockName = (sellerId: string) => `seller:${sellerId}`;
+
+/** What a change refused because another holds the seller's endpoint set lock is told to wait (s). */
+const SELLER_REFRESH_RETRY_SECONDS = 5;
+
+/** 409 `seller_refresh_in_progress`: another change holds the seller's endpoint set lock; this one waited for nothing. */
+function sellerRefreshInProgress(sellerId: string): AppError {
+  return new AppError('seller_refresh_in_progress', {
+    headers: { 'Retry-After': String(SELLER_REFRESH_RETRY_SECONDS) },
+    recovery: { kind: 'retry_later', retry_after_seconds: SELLER_REFRESH_RETRY_SECONDS },
+    fields: { seller_id: sellerId, retry_after_seconds: SELLER_REFRESH_RETRY_SECONDS },
+  });
+}
+
 /** A seller's endpoint set inside the transaction that holds its lock. */
 function endpointSet(trx: Knex.Transaction, sellerId: string): EndpointSet {
   return {
-    list: async () => (await trx('endpoints').where({ seller_id: sellerId })) as SourcedEndpoint[],
+    list: async () =>
+      (await trx('endpoints')
+        .where({ seller_id: sellerId })
+        .select([...LISTED_COLUMNS, 'source'])) as SourcedEndpoint[],
+    discoveryDiffers: async (wanted) => {
+      if (wanted.length === 0) return new Set<string>();
+      // One statement: the values go in as one JSON array and are compared as jsonb (key order aside).
+      const { rows } = (await trx.raw(
+        `SELECT e.id FROM endpoints e
+           JOIN jsonb_to_recordset(?::jsonb) AS w(id text, discovery jsonb) ON w.id = e.id
+          WHERE e.seller_id = ? AND e.discovery IS DISTINCT FROM w.discovery`,
+        [JSON.stringify(wanted), sellerId],
+      )) as { rows: Array<{ id: string }> };
+      return new Set(rows.map((r) => r.id));
+    },
     add: async (endpoint: NewEndpoint) => {
       try {
         const [row] = (await trx('endpoints').insert(encoded(endpoint)).returning('*')) as EndpointRow[];
@@ -76,22 +127,6 @@ function endpointSet(trx: Knex.Transaction, sellerId: string): EndpointSet {
   };
 }
 
-/** The columns an endpoint's view is made of (../seller-views.ts `endpointView`). */
-const LISTED_COLUMNS = [
-  'id',
-  'seller_id',
-  'slug',
-  'method',
-  'path',
-  'path_pattern',
-  'price_micro',
-  'route_prices',
-  'capabilities',
-  'priced',
-  'created_at',
-  'updated_at',
-];
-
 export class PgEndpointStore implements EndpointStore {
   constructor(private readonly knex: Knex) {}
 
@@ -104,9 +139,11 @@ export class PgEndpointStore implements EndpointStore {
     );
   }
 
+  /** Every endpoint of the seller as the route table shows them: never `discovery`. */
   async allOf(sellerId: string): Promise<EndpointRow[]> {
     return (await this.knex('endpoints')
       .where({ seller_id: sellerId })
+      .select(LISTED_COLUMNS)
       .orderBy([{ column: 'created_at' }, { column: 'id' }])) as EndpointRow[];
   }
 
@@ -132,7 +169,11 @@ export class PgEndpointStore implements EndpointStore {
 
   changeSet<T>(sellerId: string, work: (set: EndpointSet) => Promise<T>): Promise<T> {
     return this.knex.transaction(async (trx) => {
-      await trx.raw('SELECT pg_advisory_xact_lock(hashtextextended(?, 19))', [`seller:${sellerId}`]);
+      // Tried, not waited for (see the header): held elsewhere, the transaction ends at once, holding nothing.
+      const tried = (await trx.raw('SELECT pg_try_advisory_xact_lock(hashtextextended(?, 19)) AS locked', [
+        endpointSetLockName(sellerId),
+      ])) as { rows: Array<{ locked: boolean }> };
+      if (tried.rows[0]?.locked !== true) throw sellerRefreshInProgress(sellerId);
       return work(endpointSet(trx, sellerId));
     });
   }

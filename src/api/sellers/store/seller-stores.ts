@@ -74,9 +74,21 @@ export type EndpointChanges = Partial<
 /** An endpoint with where it came from: added by hand, or ingested from the seller's OpenAPI document. */
 export type SourcedEndpoint = EndpointRow & { source: string };
 
+/** An endpoint and the discovery it should hold (none: null). */
+export interface WantedDiscovery {
+  id: string;
+  discovery: NonNullable<EndpointRow['discovery']> | null;
+}
+
 /** One seller's endpoints, changed as a set in one transaction under the seller's lock (EndpointStore.changeSet). */
 export interface EndpointSet {
+  /** The seller's endpoints; `discovery` may be left out (compare it with `discoveryDiffers`). */
   list(): Promise<SourcedEndpoint[]>;
+  /**
+   * The ids, among `wanted`, of the seller's endpoints whose stored `discovery` is not the value given (compared
+   * as JSON values where it is stored, never read back).
+   */
+  discoveryDiffers(wanted: ReadonlyArray<WantedDiscovery>): Promise<Set<string>>;
   /** Adds the endpoint; `endpoint_exists` when its slug or route is taken. */
   add(endpoint: NewEndpoint): Promise<EndpointRow>;
   change(endpointId: string, changes: EndpointChanges): Promise<void>;
@@ -99,7 +111,11 @@ export interface EndpointStore {
    * first, and the ledger's foreign key as a second line).
    */
   remove(sellerId: string, endpointId: string): Promise<'removed' | 'not_found' | 'has_ledger'>;
-  /** Runs `work` on the seller's endpoints in one transaction under the seller's lock; a throw rolls it back. */
+  /**
+   * Runs `work` on the seller's endpoints in one transaction under the seller's lock; a throw rolls it back. The
+   * lock is tried, never waited for: held by another change of the seller's set (a refresh, an endpoint being
+   * added), it throws 409 `seller_refresh_in_progress` at once, holding no connection.
+   */
   changeSet<T>(sellerId: string, work: (set: EndpointSet) => Promise<T>): Promise<T>;
 }
 
