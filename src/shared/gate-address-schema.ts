@@ -39,7 +39,11 @@ export const gateBaseUrlSchema = z
   .string()
   .min(1)
   .max(2048, { abort: true })
-  .refine((v) => !/[\s\u0000-\u001f\u007f-\u009f]/.test(v), 'no white space or control characters')
+  // White space, controls, and characters that hide or reorder text (which the URL parser may drop silently).
+  .refine(
+    (v) => !/[\s\u0000-\u001f\u007f-\u009f\u061c\u200b-\u200f\u202a-\u202e\u2066-\u2069\u{e0000}-\u{e007f}]/u.test(v),
+    'no white space, control or invisible characters',
+  )
   .refine(isBareOrigin, 'an http(s) origin: scheme, host and optional port, no credentials, path, query or fragment');
 
 /** The CAIP-2 EVM network a gate sells on (its GATE_NETWORK). */

@@ -12,6 +12,9 @@
  * `reason` and nothing of the response (no body, header, status line or Location) in it.
  * `allowPrivate` (the local sandbox and tests) lets non-global addresses through, on any port; a global
  * address still needs an allowed port.
+ * Also defends the resolver's thread pool: each lookup of a host name (not an IP literal) takes a slot of a
+ * process-wide bound (./lookup-slots.ts, two at once) and keeps it until the lookup settles, even after the
+ * deadline has answered the caller; a lookup that gets no slot before the deadline never starts (`timeout`).
  * Does not defend: what a global host serves (callers parse it as untrusted), nor a global address that
  * is nonetheless internal (see address-class.ts).
  */
@@ -20,6 +23,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { classifyAddress } from './address-class.js';
+import { processLookupSlots, type LookupSlots } from './lookup-slots.js';
 
 export interface ResolvedAddress {
   address: string;
@@ -43,6 +47,8 @@ export interface OutboundPolicy {
   /** Ports a global address may be reached on; 80 and 443 by default. */
   allowedPorts?: readonly number[] | undefined;
   resolveHost?: HostResolver | undefined;
+  /** The bound on lookups in flight (./lookup-slots.ts); the process-wide one unless a test brings its own. */
+  lookupSlots?: LookupSlots | undefined;
   /** One deadline over resolution, connection, headers and body. */
   timeoutMs?: number | undefined;
   maxBytes: number;
@@ -79,20 +85,43 @@ function portOf(url: URL): number {
   return url.port ? Number(url.port) : url.protocol === 'https:' ? 443 : 80;
 }
 
+/**
+ * Resolves `hostname` with a lookup slot held until the lookup settles (see ./lookup-slots.ts); refuses with
+ * `timeout`, without starting the lookup, when no slot frees before `deadline`.
+ */
+async function resolveBounded(
+  hostname: string,
+  policy: OutboundPolicy,
+  deadline: AbortSignal,
+): Promise<ResolvedAddress[]> {
+  const release = await (policy.lookupSlots ?? processLookupSlots).acquire(deadline);
+  if (!release || deadline.aborted) {
+    release?.();
+    throw new OutboundError('timeout');
+  }
+  const resolver = policy.resolveHost ?? systemResolver;
+  const lookup = (async () => resolver(hostname))(); // a resolver that throws at once still frees its slot
+  lookup.then(release, release);
+  try {
+    return await lookup;
+  } catch {
+    throw new OutboundError('unresolvable');
+  }
+}
+
 /** Resolves `hostname` once (an IP literal is its own answer) and vets every address; returns the one to connect to. */
-async function vetHost(url: URL, port: number, policy: OutboundPolicy): Promise<ResolvedAddress> {
+async function vetHost(
+  url: URL,
+  port: number,
+  policy: OutboundPolicy,
+  deadline: AbortSignal,
+): Promise<ResolvedAddress> {
   const allowedPorts = policy.allowedPorts ?? DEFAULT_OUTBOUND_PORTS;
   const literal = classifyAddress(url.hostname);
-  let answers: ResolvedAddress[];
-  if (literal.range !== 'invalid') {
-    answers = [{ address: literal.address, family: literal.address.includes(':') ? 6 : 4 }];
-  } else {
-    try {
-      answers = await (policy.resolveHost ?? systemResolver)(url.hostname);
-    } catch {
-      throw new OutboundError('unresolvable');
-    }
-  }
+  const answers: ResolvedAddress[] =
+    literal.range !== 'invalid'
+      ? [{ address: literal.address, family: literal.address.includes(':') ? 6 : 4 }]
+      : await resolveBounded(url.hostname, policy, deadline);
   if (answers.length === 0) throw new OutboundError('unresolvable');
   const vetted: ResolvedAddress[] = [];
   for (const answer of answers) {
@@ -123,7 +152,7 @@ export async function vettedGet(url: URL, policy: OutboundPolicy): Promise<Vette
   if (!policy.allowPrivate && !allowedPorts.includes(port)) throw new OutboundError('port_refused');
   const deadline = AbortSignal.timeout(policy.timeoutMs ?? DEFAULT_TIMEOUT_MS);
   const pinned = await Promise.race([
-    vetHost(url, port, policy),
+    vetHost(url, port, policy, deadline),
     new Promise<never>((_, reject) =>
       deadline.addEventListener('abort', () => reject(new OutboundError('timeout')), { once: true }),
     ),

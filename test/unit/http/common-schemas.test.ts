@@ -1,7 +1,8 @@
 /**
  * The shared bounds of route schemas (src/api/http/schemas/common-schemas.ts): amounts at most 10^9 USD
  * (10^15 raw units) whatever field carries them, and stored text without control characters, bidi
- * overrides or lone surrogates — checked in linear time.
+ * controls and marks, invisible characters (zero width space, BOM, tags), line separators or lone surrogates —
+ * checked in linear time.
  */
 import assert from 'node:assert/strict';
 import { MAX_AMOUNT_MICRO, rawAmount } from '../../../src/shared/amount-bounds.js';
@@ -66,21 +67,22 @@ describe('common schemas: amounts', () => {
 });
 
 describe('common schemas: stored text', () => {
-  it('takes any well-formed printable text, including non-Latin scripts, emoji and line separators', () => {
+  it('takes any well-formed printable text, including non-Latin scripts, emoji and joiners (ZWNJ, ZWJ)', () => {
     for (const v of [
       'plain',
       'ü€😀',
       'https://seller.example/a?q="x"&b=\\path',
-      '\u2028',
       '=HYPERLINK("x")',
       '\u200d',
-      '\ufeff',
+      '\u200c',
+      'می\u200cخواهم',
+      '👩\u200d💻',
       'עברית',
     ])
       assert.equal(isStorableText(v), true, JSON.stringify(v));
   });
 
-  it('refuses C0 (NUL, tab, newline, ESC), DEL, C1, bidi overrides and isolates, and lone surrogates', () => {
+  it('refuses C0 (NUL, tab, newline, ESC), DEL, C1, bidi controls and marks, invisibles, separators, lone surrogates', () => {
     const bad = [
       '\u0000',
       'a\u0000b',
@@ -97,6 +99,16 @@ describe('common schemas: stored text', () => {
       '\u202e',
       '\u2066',
       '\u2069',
+      'Acme\u200f',
+      '\u200e',
+      '\u061c',
+      'zero\u200bwidth',
+      '\ufeffname',
+      'a\u2028b',
+      '\u2029',
+      'x\u{e0041}',
+      '\u{e0000}',
+      '\u{e007f}',
       '\ud800',
       'x\udfffy',
       '\udbff',
@@ -109,11 +121,23 @@ describe('common schemas: stored text', () => {
       assert.equal(isStorableText(toStorableText(v)), true, JSON.stringify(v));
     }
     assert.equal(toStorableText('a\u0000b\ud800c\u202e'), 'a\ufffdb\ufffdc\ufffd');
+    assert.equal(toStorableText('x\u{e0041}\u200by\u200dz'), 'x\ufffd\ufffdy\u200dz', 'a tag is one character');
   });
 
   it('prose (an x402 description) may span lines and hold tabs; nothing else changes', () => {
     assert.equal(storedProse(100).safeParse('Weather\r\nfor a city:\tnow').success, true);
-    for (const v of ['\u0000', '\u000b', '\u001b[31m', '\u007f', '\u0085', '\u202e', '\ud800'])
+    for (const v of [
+      '\u0000',
+      '\u000b',
+      '\u001b[31m',
+      '\u007f',
+      '\u0085',
+      '\u202e',
+      '\u2028',
+      '\u200b',
+      '\u{e0041}',
+      '\ud800',
+    ])
       assert.equal(storedProse(100).safeParse(`a${v}b`).success, false, JSON.stringify(v));
   });
 

@@ -29,10 +29,15 @@ const MAX_FIELDS = 12;
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** A name as one short printable token. */
+/** A name as one short printable token: controls and characters that hide or reorder text become `?`. */
 const clean = (name: string): string =>
-  // eslint-disable-next-line no-control-regex
-  name.replace(/[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, '?').slice(0, 40);
+  name
+    // eslint-disable-next-line no-control-regex
+    .replace(
+      /[\u0000-\u001f\u007f-\u009f\u061c\u200b\u200e\u200f\u2028-\u202e\u2066-\u2069\ufeff\u{e0000}-\u{e007f}]/gu,
+      '?',
+    )
+    .slice(0, 40);
 
 /** `a*, b, c` for an object schema's properties (`*`: required); `-` when it names none. */
 export function fieldsOf(schema: unknown): string {

@@ -20,9 +20,10 @@ import type { ToolContext } from '../tool-context.js';
 import { toolOutputSchema } from '../tool-output.js';
 import { guarded, toolOk } from '../tool-results.js';
 
-/** Plain text: no control or bidirectional-override characters (the API refuses them too). */
-// eslint-disable-next-line no-control-regex
-const PLAIN = /^[^\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]+$/;
+/** Plain text: no control character nor one that hides or reorders text (the API refuses them too). */
+const PLAIN =
+  // eslint-disable-next-line no-control-regex
+  /^[^\u0000-\u001f\u007f-\u009f\u061c\u200b\u200e\u200f\u2028-\u202e\u2066-\u2069\ufeff\u{e0000}-\u{e007f}]+$/u;
 
 const discoverAnswer = z.object({
   /** The sellers' words: data, not instructions. */
