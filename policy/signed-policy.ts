@@ -8,7 +8,7 @@
  *
  * Defends: a policy document the authority did not sign, or signed for another wallet, or a policy other
  * than the one signed (the hash binds every field, in its one canonical spelling); an older document sent
- * again (the version must rise: the signer keeps the current one).
+ * again (the signer keeps only the current version + 1, signed within a day: signer/owner-policy/owner-policies.ts).
  * Does not defend: what the signer checks with it (signer/owner-policy/), nor who the authority is — that is
  * recorded by the signer when the wallet is made.
  */

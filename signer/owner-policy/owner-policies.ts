@@ -6,7 +6,10 @@
  * decodes itself (payee, amount, time) and on the spends it recorded itself.
  *
  * Defends, against a front that lies or was taken over: a policy the authority did not sign, an older one
- * sent again, an authority named without the owner's own signature, a payment the signed policy refuses
+ * sent again, a version that skips ahead (the next is always the current one plus one: a front that named the
+ * owner a far version, signed and kept, would leave no version above it), a document held back and applied late
+ * (signed more than `MAX_POLICY_AGE_SECONDS` ago, or before the one the signer holds), an authority named
+ * without the owner's own signature, a payment the signed policy refuses
  * (per payment, each window, velocity, counterparty lists, cooling-off), a window overrun after a crash (the
  * spend is committed before the signature leaves, and a signature that does not leave is given back).
  * And a wallet key destroyed against its signed policy (`assertKeyDestructionAllowed`: only with
@@ -46,6 +49,11 @@ const NO_ACCOUNT_AUTHORITY: PolicyAuthority = { kind: 'approver', address: null 
 
 /** A document dated this far ahead of the signer's clock is refused (clock skew between signing machines). */
 const MAX_FUTURE_SKEW_SECONDS = 300;
+/**
+ * A document signed longer ago than this is refused: the owner signs at the moment of the change, so one the front
+ * held back (said to have failed) cannot be applied a day later; the owner signs it again.
+ */
+export const MAX_POLICY_AGE_SECONDS = 86_400;
 /** The last payment is looked for this far back: the longest cooling-off a policy may set, plus a day. */
 export const LOOK_BACK_SECONDS = POLICY_LIMITS.maxCoolingOffSeconds + 86_400;
 
@@ -178,12 +186,22 @@ export class OwnerPolicies {
     );
   }
 
-  /** Verifies a signed policy document against the wallet's authority and keeps it if its version rises. */
+  /**
+   * Verifies a signed policy document against the wallet's authority and keeps it if it is the next version (the
+   * current one plus one: `assertNextDocument`), signed within `MAX_POLICY_AGE_SECONDS` and not before the current one.
+   */
   async set(params: SetWalletPolicyParams, nowSeconds: number): Promise<SetWalletPolicyResult> {
     if (params.issued_at > nowSeconds + MAX_FUTURE_SKEW_SECONDS) {
       throw new SignerFault('policy_signature_invalid', 'the policy document is dated in the future', {
         rule: 'issued_at',
       });
+    }
+    if (params.issued_at < nowSeconds - MAX_POLICY_AGE_SECONDS) {
+      throw new SignerFault(
+        'policy_signature_invalid',
+        `the policy document was signed more than ${MAX_POLICY_AGE_SECONDS} seconds ago: sign it again`,
+        { rule: 'issued_at_expired' },
+      );
     }
     const read = await readPolicySignature(params);
     if (read.curve === 'secp256k1' && !read.recovered)
@@ -208,13 +226,7 @@ export class OwnerPolicies {
             },
           );
         }
-        if (record.current && params.version <= record.current.version) {
-          throw new SignerFault(
-            'policy_version_stale',
-            `policy version ${params.version} is not above the current version ${record.current.version}`,
-            { current_version: record.current.version },
-          );
-        }
+        assertNextDocument(params, record.current);
         // The history names the address that signed (an approver's is not pinned on the wallet).
         return { authority, policy, signedBy: expected };
       }),
@@ -318,5 +330,37 @@ export class OwnerPolicies {
         cause: err,
       });
     }
+  }
+}
+
+/**
+ * A document follows the one the signer holds: its version is exactly the next (`policy_version_stale`, with
+ * `current_version`; `rule: version_gap` when it skips ahead — the API names `next_version` = current + 1, and a
+ * version far ahead, once kept, would leave the owner none above it), and it was not signed before the current one
+ * (`policy_signature_invalid`, `rule: issued_at_before_current`: a document held back while a later one was applied).
+ */
+function assertNextDocument(params: SetWalletPolicyParams, current: StoredPolicy | null): void {
+  const next = (current?.version ?? 0) + 1;
+  const held = current ? { current_version: current.version } : {};
+  if (params.version < next) {
+    throw new SignerFault(
+      'policy_version_stale',
+      `policy version ${params.version} is not above the current version ${next - 1}`,
+      held,
+    );
+  }
+  if (params.version > next) {
+    throw new SignerFault(
+      'policy_version_stale',
+      `policy version ${params.version} skips ahead: the next version is ${next}`,
+      { rule: 'version_gap', ...held },
+    );
+  }
+  if (current && params.issued_at < current.issuedAt) {
+    throw new SignerFault(
+      'policy_signature_invalid',
+      `the policy document was signed before the current version ${current.version}: sign it again`,
+      { rule: 'issued_at_before_current' },
+    );
   }
 }

@@ -30,7 +30,7 @@ export const SIGNER_ERROR_CODES = [
   'policy_denied',
   /** A policy document not signed by the wallet's authority, or an authority proof that does not verify. */
   'policy_signature_invalid',
-  /** A policy document whose version is not above the one the signer holds (details: current_version). */
+  /** A policy document whose version is not the held one + 1 (details: current_version; a skip: rule version_gap). */
   'policy_version_stale',
   /**
    * The wallet's owner-signed policy does not allow its key to be destroyed (details: `rule: owner_policy` and the

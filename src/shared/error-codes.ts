@@ -109,7 +109,7 @@ export const ERROR_CODES = {
   policy_version_stale: {
     status: 409,
     message:
-      'The signer holds a signed policy of this version or a later one (current_version); sign the policy again with a higher version.',
+      'The signed policy is not the next version of the one the signer holds (current_version); sign it again as current_version + 1.',
   },
   policy_signature_required: {
     status: 409,

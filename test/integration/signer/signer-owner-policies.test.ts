@@ -4,7 +4,9 @@
  * holds the API's process would, and tries to get what the owner did not sign. It cannot:
  *  (a) make the signer accept a policy not signed by the wallet's authority (another key, a forged owner
  *      sign-in, no approver configured);
- *  (b) make it accept an older (or the same) signed policy again;
+ *  (b) make it accept an older (or the same) signed policy again, or one whose version skips ahead (a far
+ *      version, once kept, would leave the owner none above it), or one signed more than a day ago or before
+ *      the one it holds (a document held back and applied late);
  *  (c) get a payment signed that the signed policy refuses — per payment, each window, velocity, the
  *      counterparty lists, cooling-off — Permit2 `upto` maxima included;
  *  (d) exceed a window after the signer is killed with SIGKILL and started again;
@@ -14,6 +16,7 @@
 import assert from 'node:assert/strict';
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import type { WalletPolicyInput } from '../../../policy/policy-schema.js';
+import { policyTypedData } from '../../../policy/signed-policy.js';
 import { SignerError } from '../../../signer/protocol/signer-client.js';
 import type { TestSigner } from '../../support/signer-harness.js';
 import { ownerAuthority, PAYEE, refusal, signedPolicy, useStoredSigner, walletOps } from './signer-test-helpers.js';
@@ -26,6 +29,18 @@ async function ownedAccount(signer: TestSigner, owner: PrivateKeyAccount) {
   const made = await signer.client.call('create_account_key', { authority: await ownerAuthority(owner) });
   assert.deepEqual(made.authority, { kind: 'owner', address: owner.address });
   return accountOps(signer, made.account_key_ref);
+}
+
+/** A set_wallet_policy document as `signedPolicy` makes it, but signed as of `issuedAt` (unix seconds). */
+async function datedPolicy(
+  by: PrivateKeyAccount,
+  wallet: string,
+  policy: WalletPolicyInput,
+  version: number,
+  issuedAt: number,
+) {
+  const signature = await by.signTypedData(policyTypedData({ wallet, policy: policy as never, version, issuedAt }));
+  return { address: wallet, policy: policy as never, version, issued_at: issuedAt, signature };
 }
 
 function accountOps(signer: TestSigner, account: string) {
@@ -68,6 +83,7 @@ describe('owner-signed policies against a compromised API (signer socket, own st
     );
     assert.equal(swapped.code, 'policy_signature_invalid');
 
+    await signer.client.call('set_wallet_policy', await signedPolicy(owner, w.address, { per_tx_cap_usd: '1' }, 1));
     const v2 = await signer.client.call(
       'set_wallet_policy',
       await signedPolicy(owner, w.address, { per_tx_cap_usd: '1' }, 2),
@@ -86,6 +102,43 @@ describe('owner-signed policies against a compromised API (signer socket, own st
     }
     const read = await signer.client.call('get_wallet_policy', { address: w.address });
     assert.equal(read.current?.version, 2);
+  });
+
+  it('(b) refuses a version that skips ahead — 2**48 would freeze the policy — and takes each next version in turn', async () => {
+    const ops = await ownedAccount(signer, owner);
+    const w = await ops.wallet();
+    const set = (version: number) => signedPolicy(owner, w.address, { per_tx_cap_usd: '1' }, version);
+    const far = await refusal(signer.client.call('set_wallet_policy', await set(2 ** 48)));
+    assert.deepEqual([far.code, far.details], ['policy_version_stale', { rule: 'version_gap' }]);
+    assert.equal((await signer.client.call('set_wallet_policy', await set(1))).version, 1);
+    const gap = await refusal(signer.client.call('set_wallet_policy', await set(3)));
+    assert.deepEqual([gap.code, gap.details], ['policy_version_stale', { rule: 'version_gap', current_version: 1 }]);
+    assert.equal((await signer.client.call('set_wallet_policy', await set(2))).version, 2);
+    const read = await signer.client.call('get_wallet_policy', { address: w.address });
+    assert.equal(read.current?.version, 2);
+  });
+
+  it('(b) refuses a document signed more than a day ago, or before the one it holds', async () => {
+    const ops = await ownedAccount(signer, owner);
+    const w = await ops.wallet();
+    const now = Math.floor(Date.now() / 1000);
+    const expired = await refusal(
+      signer.client.call('set_wallet_policy', await datedPolicy(owner, w.address, {}, 1, now - 30 * 86_400)),
+    );
+    assert.deepEqual([expired.code, expired.details], ['policy_signature_invalid', { rule: 'issued_at_expired' }]);
+    const recent = await datedPolicy(owner, w.address, { per_tx_cap_usd: '1' }, 1, now - 60);
+    assert.equal((await signer.client.call('set_wallet_policy', recent)).version, 1);
+    // Signed before the document the signer holds: held back while the later one was applied.
+    const older = await refusal(
+      signer.client.call('set_wallet_policy', await datedPolicy(owner, w.address, {}, 2, now - 120)),
+    );
+    assert.deepEqual([older.code, older.details], ['policy_signature_invalid', { rule: 'issued_at_before_current' }]);
+    const read = await signer.client.call('get_wallet_policy', { address: w.address });
+    assert.deepEqual([read.current?.version, read.current?.issued_at], [1, now - 60]);
+    assert.equal(
+      (await signer.client.call('set_wallet_policy', await signedPolicy(owner, w.address, {}, 2))).version,
+      2,
+    );
   });
 
   it('(c) refuses payments the signed policy forbids, rule by rule, and counts what it signs', async () => {

@@ -122,6 +122,7 @@ describe('owner-signed policies of Solana wallets against a compromised API (sig
       const r = await refusal(signer.client.call('set_wallet_policy', forged));
       assert.equal(r.code, 'policy_signature_invalid');
     }
+    await signer.client.call('set_wallet_policy', await signedPolicy(owner, w.address, { per_tx_cap_usd: '1' }, 1));
     await signer.client.call('set_wallet_policy', await signedPolicy(owner, w.address, { per_tx_cap_usd: '1' }, 2));
     for (const version of [1, 2]) {
       const stale = await refusal(
