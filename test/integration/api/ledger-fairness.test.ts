@@ -192,16 +192,25 @@ describe('one seller cannot degrade the others (HTTP, PostgreSQL, anvil)', funct
 
     it('refuses the endpoint past the bound (409 endpoint_limit_reached), also to concurrent creates', async () => {
       const seller = (await t.request('POST', '/v1/sellers', { token: session, body: { name: 'Racing Co' } })).body;
-      const answers = await Promise.all(
+      const raced = await Promise.all(
         Array.from({ length: 10 }, (_, i) => createEndpoint(seller, { path: `/race/${i}` })),
       );
+      // A create that meets another one under way is refused at once (409 seller_refresh_in_progress, holding no
+      // pooled connection): asked again, one at a time, as its Retry-After says.
+      const answers = [];
+      for (const [i, a] of raced.entries())
+        answers.push(
+          a.status === 409 && a.body.error_code === 'seller_refresh_in_progress'
+            ? await createEndpoint(seller, { path: `/race/${i}` })
+            : a,
+        );
       assert.deepEqual(
         answers.map((a) => a.status).sort(),
         [201, 201, 201, 201, 201, 409, 409, 409, 409, 409],
         JSON.stringify(answers.map((a) => a.body)),
       );
-      const refused = answers.find((a) => a.status === 409)!;
-      assert.deepEqual([refused.body.error_code, refused.body.max_endpoints], ['endpoint_limit_reached', 5]);
+      for (const refused of answers.filter((a) => a.status === 409))
+        assert.deepEqual([refused.body.error_code, refused.body.max_endpoints], ['endpoint_limit_reached', 5]);
       assert.equal(await endpointCount(seller), 5);
     });
 

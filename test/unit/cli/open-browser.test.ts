@@ -94,7 +94,8 @@ describe('open-browser', () => {
     const saved = names.map((n) => [n, process.env[n]] as const);
     try {
       for (const n of names) process.env[n] = 'secret';
-      const { calls, env } = host({ env: process.env });
+      // The CLI's environment as a terminal user has it (outside CI, where nothing is opened at all).
+      const { calls, env } = host({ env: { ...process.env, CI: undefined } });
       assert.equal(await openInBrowser('https://example.com/', env), true);
       const childEnv = calls[0]!.options.env as NodeJS.ProcessEnv | undefined;
       assert.ok(childEnv, 'the opener gets an environment of its own, not the CLI’s');
