@@ -12,7 +12,7 @@
  * containers or run the upstream as a sidecar; an https upstream that is not who it claims beyond what the CA
  * system checks; a local process posing as the sidecar.
  */
-import { classifyAddress } from './address-class.js';
+import { isLoopbackHost } from './loopback-host.js';
 
 /** True when `text` is an http:// URL whose host is not this machine; false for https, loopback, or no URL. */
 export function isPlainHttpOffHost(text: string): boolean {
@@ -24,5 +24,5 @@ export function isPlainHttpOffHost(text: string): boolean {
   }
   if (url.protocol !== 'http:') return false;
   // The WHATWG parser has already normalised the host (lower case, 127.1 → 127.0.0.1, [::1] in brackets).
-  return url.hostname !== 'localhost' && classifyAddress(url.hostname).range !== 'loopback';
+  return !isLoopbackHost(url.hostname);
 }

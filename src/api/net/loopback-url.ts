@@ -6,7 +6,7 @@
  * Defends: a sandbox setting that would send a wallet address to a faucet off the machine. Does not defend: a
  * local process pretending to be the faucet.
  */
-import { classifyAddress } from '../../shared/address-class.js';
+import { isLoopbackHost } from '../../shared/loopback-host.js';
 
 export function isLoopbackUrl(text: string): boolean {
   let host: string;
@@ -15,5 +15,5 @@ export function isLoopbackUrl(text: string): boolean {
   } catch {
     return false;
   }
-  return host === 'localhost' || classifyAddress(host).range === 'loopback';
+  return isLoopbackHost(host);
 }

@@ -13,6 +13,7 @@
  * ledger's foreign key as a second line); one seller's refreshes holding the connection pool while its lock is
  * held. Does not defend: what the caller writes (the services decide it).
  */
+import { tryXactLock } from '../../db/try-xact-lock.js';
 import type { Knex } from 'knex';
 import { readKeysetPage, type PageRequest } from '../../db/keyset-cursor.js';
 import { AppError } from '../../errors/app-error.js';
@@ -170,10 +171,7 @@ export class PgEndpointStore implements EndpointStore {
   changeSet<T>(sellerId: string, work: (set: EndpointSet) => Promise<T>): Promise<T> {
     return this.knex.transaction(async (trx) => {
       // Tried, not waited for (see the header): held elsewhere, the transaction ends at once, holding nothing.
-      const tried = (await trx.raw('SELECT pg_try_advisory_xact_lock(hashtextextended(?, 19)) AS locked', [
-        endpointSetLockName(sellerId),
-      ])) as { rows: Array<{ locked: boolean }> };
-      if (tried.rows[0]?.locked !== true) throw sellerRefreshInProgress(sellerId);
+      if (!(await tryXactLock(trx, endpointSetLockName(sellerId), 19))) throw sellerRefreshInProgress(sellerId);
       return work(endpointSet(trx, sellerId));
     });
   }

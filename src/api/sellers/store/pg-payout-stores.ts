@@ -17,6 +17,7 @@
  * is held. Does not defend: the amounts (two CHECKs do); a flush waiting on the seller's rows a verify holds (a
  * short transaction, bounded by the session's lock_timeout).
  */
+import { tryXactLock } from '../../db/try-xact-lock.js';
 import type { Knex } from 'knex';
 import type { PoolClient } from 'pg';
 import { unitOf } from '../../db/store-unit.js';
@@ -140,10 +141,7 @@ export class PgPayoutStore implements PayoutStore {
   async underPayoutLock(sellerId: string, work: (ledger: PayoutLedger) => Promise<void>): Promise<void> {
     await this.knex.transaction(async (trx) => {
       // Tried, not waited for (see the header): held elsewhere, the transaction ends at once, holding nothing.
-      const tried = (await trx.raw('SELECT pg_try_advisory_xact_lock(hashtextextended(?, 17)) AS locked', [
-        payoutLockName(sellerId),
-      ])) as { rows: Array<{ locked: boolean }> };
-      if (tried.rows[0]?.locked !== true) throw payoutInProgress(sellerId);
+      if (!(await tryXactLock(trx, payoutLockName(sellerId), 17))) throw payoutInProgress(sellerId);
       await work(payoutLedger(trx, sellerId));
     });
   }
