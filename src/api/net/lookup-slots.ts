@@ -11,9 +11,12 @@
  * up, because that is how long the thread is held. A lookup that cannot get a slot before its caller's deadline
  * never starts (the caller answers `timeout` as for a slow lookup); waiters get slots in arrival order, and a
  * waiter leaves the queue at its deadline, so the queue holds no more than the requests of one deadline.
- * Does not defend: fairness between tenants — one tenant naming dead zones can keep both slots busy, and then
- * other tenants' verifications answer `timeout` too (the rest of the API is unaffected). The bound is per process,
- * not per account. Lookups made outside ./vetted-fetch.ts (the gate, the CLI) are not counted.
+ * The same class bounds DNS queries through ./dns-resolver.ts (no pool thread; cancelled at the deadline, so a
+ * dead zone holds its slot for one deadline at most): MAX_DNS_QUERIES_IN_FLIGHT in ./vetted-fetch.ts.
+ * Does not defend: fairness between tenants where the system resolver is used (the sandbox, `allowPrivate`) — one
+ * tenant naming dead zones can keep both slots busy; in production names go over DNS, where a tenant must keep
+ * 32 dead lookups in flight to make others wait, each for one deadline. The bounds are per process, not per
+ * account. Lookups made outside ./vetted-fetch.ts (the gate, the CLI) are not counted.
  */
 
 /** Half of libuv's default thread pool (UV_THREADPOOL_SIZE 4). */

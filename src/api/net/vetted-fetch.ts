@@ -12,9 +12,11 @@
  * `reason` and nothing of the response (no body, header, status line or Location) in it.
  * `allowPrivate` (the local sandbox and tests) lets non-global addresses through, on any port; a global
  * address still needs an allowed port.
- * Also defends the resolver's thread pool: each lookup of a host name (not an IP literal) takes a slot of a
- * process-wide bound (./lookup-slots.ts, two at once) and keeps it until the lookup settles, even after the
- * deadline has answered the caller; a lookup that gets no slot before the deadline never starts (`timeout`).
+ * Also defends the resolver's thread pool and the other tenants' lookups: without `allowPrivate` a host name is
+ * resolved over DNS (./dns-resolver.ts: no pool thread, cancelled at the deadline), at most
+ * MAX_DNS_QUERIES_IN_FLIGHT at once; with it (the sandbox: /etc/hosts names) by the system resolver, whose lookups
+ * take a slot of a bound of two (./lookup-slots.ts) held until they settle, even after the deadline has answered
+ * the caller. A lookup that gets no slot before the deadline never starts (`timeout`).
  * Does not defend: what a global host serves (callers parse it as untrusted), nor a global address that
  * is nonetheless internal (see address-class.ts).
  */
@@ -23,16 +25,17 @@ import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { classifyAddress } from './address-class.js';
-import { processLookupSlots, type LookupSlots } from './lookup-slots.js';
+import { dnsResolver, type HostResolver, type ResolvedAddress } from './dns-resolver.js';
+import { LookupSlots, processLookupSlots } from './lookup-slots.js';
 
-export interface ResolvedAddress {
-  address: string;
-  family: 4 | 6;
-}
+export type { HostResolver, ResolvedAddress } from './dns-resolver.js';
 
-/** Resolves a host name to every address it has; injectable so tests can play a rebinding resolver. */
-export type HostResolver = (hostname: string) => Promise<ResolvedAddress[]>;
+/** DNS queries of tenants' names at once in this process (each a socket and a timer, for at most one deadline). */
+export const MAX_DNS_QUERIES_IN_FLIGHT = 32;
+const processDnsQuerySlots = new LookupSlots(MAX_DNS_QUERIES_IN_FLIGHT);
+const processDnsResolver = dnsResolver();
 
+/** The system resolver (getaddrinfo on libuv's pool): /etc/hosts names; for the sandbox and tests only. */
 export const systemResolver: HostResolver = async (hostname) =>
   (await dnsLookup(hostname, { all: true, verbatim: true })).map((a) => ({
     address: a.address,
@@ -46,7 +49,10 @@ export interface OutboundPolicy {
   allowPrivate: boolean;
   /** Ports a global address may be reached on; 80 and 443 by default. */
   allowedPorts?: readonly number[] | undefined;
+  /** A resolver of the caller's (tests: a rebinding resolver); else DNS, or the system's with `allowPrivate`. */
   resolveHost?: HostResolver | undefined;
+  /** Nameservers for the DNS resolver (`ip` or `ip:port`); /etc/resolv.conf's when absent. */
+  dnsServers?: readonly string[] | undefined;
   /** The bound on lookups in flight (./lookup-slots.ts); the process-wide one unless a test brings its own. */
   lookupSlots?: LookupSlots | undefined;
   /** One deadline over resolution, connection, headers and body. */
@@ -85,22 +91,32 @@ function portOf(url: URL): number {
   return url.port ? Number(url.port) : url.protocol === 'https:' ? 443 : 80;
 }
 
+/** Which resolver a policy's lookups use, and which bound they take a slot of. */
+function resolverOf(policy: OutboundPolicy): { resolve: HostResolver; slots: LookupSlots } {
+  if (policy.resolveHost) return { resolve: policy.resolveHost, slots: policy.lookupSlots ?? processLookupSlots };
+  if (policy.dnsServers)
+    return { resolve: dnsResolver({ servers: policy.dnsServers }), slots: policy.lookupSlots ?? processDnsQuerySlots };
+  if (policy.allowPrivate) return { resolve: systemResolver, slots: policy.lookupSlots ?? processLookupSlots };
+  return { resolve: processDnsResolver, slots: policy.lookupSlots ?? processDnsQuerySlots };
+}
+
 /**
- * Resolves `hostname` with a lookup slot held until the lookup settles (see ./lookup-slots.ts); refuses with
- * `timeout`, without starting the lookup, when no slot frees before `deadline`.
+ * Resolves `hostname` with a lookup slot held until the lookup settles (see ./lookup-slots.ts; a DNS lookup settles
+ * at the deadline at the latest, cancelled); refuses with `timeout`, without starting the lookup, when no slot frees
+ * before `deadline`.
  */
 async function resolveBounded(
   hostname: string,
   policy: OutboundPolicy,
   deadline: AbortSignal,
 ): Promise<ResolvedAddress[]> {
-  const release = await (policy.lookupSlots ?? processLookupSlots).acquire(deadline);
+  const { resolve, slots } = resolverOf(policy);
+  const release = await slots.acquire(deadline);
   if (!release || deadline.aborted) {
     release?.();
     throw new OutboundError('timeout');
   }
-  const resolver = policy.resolveHost ?? systemResolver;
-  const lookup = (async () => resolver(hostname))(); // a resolver that throws at once still frees its slot
+  const lookup = (async () => resolve(hostname, deadline))(); // a resolver that throws at once still frees its slot
   lookup.then(release, release);
   try {
     return await lookup;
