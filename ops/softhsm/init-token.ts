@@ -7,12 +7,13 @@
  * an AES-256 token object, sensitive, non-extractable, not modifiable, that may only wrap and unwrap
  * (template: signer/backends/pkcs11/key-templates.ts). Installs softhsm2 with apt when missing and root;
  * otherwise names the exact command and fails.
- * Protects against: PINs in output (the summary names the PIN file, never a PIN) and world-readable
- * token files or PINs (0700 directory, 0600 files).
- * Known limits: softhsm2-util takes the PINs as command-line arguments, briefly visible to local users
- * in the process list during --init-token; a local development tool, not a production HSM ceremony.
+ * Protects against: PINs in output (the summary names the PIN file, never a PIN), PINs in any process's
+ * arguments (the token is initialised through PKCS#11 in this process — C_InitToken, C_InitPIN — never by
+ * `softhsm2-util --init-token --so-pin … --pin …`, whose arguments every local user can read in the process
+ * list) and world-readable token files or PINs (0700 directory, 0600 files).
+ * Known limits: a local development tool, not a production HSM ceremony.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -40,8 +41,7 @@ export interface InitSoftHsmOptions {
 }
 
 export function ensureSoftHsmInstalled(modulePath = DEFAULT_SOFTHSM_MODULE): void {
-  const hasUtil = spawnSync('sh', ['-c', 'command -v softhsm2-util'], { stdio: 'ignore' }).status === 0;
-  if (hasUtil && fs.existsSync(modulePath)) return;
+  if (fs.existsSync(modulePath)) return;
   if (process.getuid?.() !== 0) {
     throw new Error('SoftHSM2 is not installed. Run: sudo apt-get install -y softhsm2');
   }
@@ -61,19 +61,39 @@ function readOrCreatePin(file: string, given: string | undefined): string {
   return pin;
 }
 
-/** Whether `softhsm2-util --show-slots` lists a token with exactly this label. */
-function hasTokenLabel(showSlots: string, label: string): boolean {
-  return showSlots.split('\n').some((line) => {
-    const m = /^\s*Label:\s+(.*?)\s*$/.exec(line);
-    return m !== null && m[1] === label;
-  });
-}
-
 function tokenSlot(p11: pkcs11js.PKCS11, label: string): pkcs11js.Handle | undefined {
   for (const slot of p11.C_GetSlotList(true)) {
-    if (p11.C_GetTokenInfo(slot).label.trim() === label) return slot;
+    const info = p11.C_GetTokenInfo(slot);
+    if ((info.flags & pkcs11js.CKF_TOKEN_INITIALIZED) !== 0 && info.label.trim() === label) return slot;
   }
   return undefined;
+}
+
+/**
+ * Initialises a token labelled `label` in SoftHSM's free slot (the one whose token is not initialised), sets its
+ * user PIN, and returns its slot (SoftHSM gives an initialised token a slot of its own).
+ */
+function initTokenInFreeSlot(p11: pkcs11js.PKCS11, label: string, soPin: string, userPin: string): pkcs11js.Handle {
+  const free = p11
+    .C_GetSlotList(true)
+    .find((slot) => (p11.C_GetTokenInfo(slot).flags & pkcs11js.CKF_TOKEN_INITIALIZED) === 0);
+  if (free === undefined) throw new Error('SoftHSM offers no free slot to initialise a token in');
+  // CK_UTF8CHAR[32], blank-padded (PKCS#11 2.40 §5.6); pkcs11js would pad with NULs.
+  p11.C_InitToken(free, soPin, label.padEnd(32, ' '));
+  const slot = tokenSlot(p11, label);
+  if (slot === undefined) throw new Error(`token ${label} not found after initialisation`);
+  const session = p11.C_OpenSession(slot, pkcs11js.CKF_SERIAL_SESSION | pkcs11js.CKF_RW_SESSION);
+  try {
+    p11.C_Login(session, pkcs11js.CKU_SO, soPin);
+    try {
+      p11.C_InitPIN(session, userPin);
+    } finally {
+      p11.C_Logout(session);
+    }
+  } finally {
+    p11.C_CloseSession(session);
+  }
+  return slot;
 }
 
 export async function initSoftHsmToken(options: InitSoftHsmOptions): Promise<SoftHsmToken> {
@@ -81,6 +101,7 @@ export async function initSoftHsmToken(options: InitSoftHsmOptions): Promise<Sof
   ensureSoftHsmInstalled(modulePath);
   const dir = path.resolve(options.dir);
   const tokenLabel = options.tokenLabel ?? 'treasury';
+  if (Buffer.byteLength(tokenLabel) > 32) throw new Error('a token label is at most 32 bytes (PKCS#11 CK_TOKEN_INFO)');
   const kekLabel = options.kekLabel ?? 'treasury-root-kek';
   fs.mkdirSync(path.join(dir, 'tokens'), { recursive: true, mode: 0o700 });
   fs.chmodSync(dir, 0o700);
@@ -93,27 +114,15 @@ export async function initSoftHsmToken(options: InitSoftHsmOptions): Promise<Sof
   const pinFile = path.join(dir, 'user.pin');
   const userPin = readOrCreatePin(pinFile, options.userPin);
   const soPin = readOrCreatePin(path.join(dir, 'so.pin'), options.soPin);
-  const env = { ...process.env, SOFTHSM2_CONF: softhsm2Conf };
 
-  const list = spawnSync('softhsm2-util', ['--show-slots'], { env, encoding: 'utf8' });
-  if (!hasTokenLabel(list.stdout ?? '', tokenLabel)) {
-    const init = spawnSync(
-      'softhsm2-util',
-      ['--init-token', '--free', '--label', tokenLabel, '--so-pin', soPin, '--pin', userPin],
-      { env, encoding: 'utf8' },
-    );
-    if (init.status !== 0) throw new Error(`softhsm2-util --init-token failed: ${init.stderr || init.stdout}`);
-  }
-
-  // The PKCS#11 library reads SOFTHSM2_CONF at C_Initialize; run the KEK step in this process with it set.
+  // The PKCS#11 library reads SOFTHSM2_CONF at C_Initialize; run every step in this process with it set.
   const previous = process.env.SOFTHSM2_CONF;
   process.env.SOFTHSM2_CONF = softhsm2Conf;
   const p11 = new pkcs11js.PKCS11();
   p11.load(modulePath);
   p11.C_Initialize({ flags: pkcs11js.CKF_OS_LOCKING_OK });
   try {
-    const slot = tokenSlot(p11, tokenLabel);
-    if (slot === undefined) throw new Error(`token ${tokenLabel} not found after initialisation`);
+    const slot = tokenSlot(p11, tokenLabel) ?? initTokenInFreeSlot(p11, tokenLabel, soPin, userPin);
     const session = p11.C_OpenSession(slot, pkcs11js.CKF_SERIAL_SESSION | pkcs11js.CKF_RW_SESSION);
     try {
       p11.C_Login(session, pkcs11js.CKU_USER, userPin);

@@ -33,7 +33,7 @@ export const SANDBOX_ENTRIES: Entries = {
       'with `TREASURY_SANDBOX_SOLANA=0`: a local validator the sandbox API reads; must be loopback (`sandbox_solana_rpc_not_loopback` otherwise)',
   },
   ANVIL_BIN: { meaning: 'an anvil binary to use instead of the one from npm' },
-  PATH: { meaning: 'where anvil and `softhsm2-util` are looked up' },
+  PATH: { meaning: 'where anvil is looked up' },
   SOFTHSM2_CONF: {
     meaning: "SoftHSM's configuration file (read by the SoftHSM library; set by the token tool and the images)",
   },

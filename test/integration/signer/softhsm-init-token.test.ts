@@ -1,0 +1,58 @@
+/**
+ * `npm run hsm:init` (ops/softhsm/init-token.ts) initialises the SoftHSM token without putting a PIN in any
+ * process's arguments (which every local user can read in the process list): a `softhsm2-util` first on PATH
+ * records every argument list it is started with, and the PINs the command wrote to its PIN files appear in
+ * none. The token it made has its user PIN set and the root KEK, and a second run changes nothing.
+ */
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileTempDir } from '../../support/temp-dirs.js';
+
+const INIT = path.resolve('ops/softhsm/init-token.ts');
+
+function showSlots(conf: string): string {
+  return spawnSync('softhsm2-util', ['--show-slots'], {
+    env: { ...process.env, SOFTHSM2_CONF: conf },
+    encoding: 'utf8',
+  }).stdout;
+}
+
+describe('hsm:init and the PINs', function () {
+  this.timeout(120_000);
+
+  it('initialises the token with no PIN in any process argument, idempotently', () => {
+    const dir = fileTempDir('treasury-hsm-init-');
+    const spy = path.join(dir, 'bin');
+    const calls = path.join(dir, 'calls.log');
+    fs.mkdirSync(spy);
+    const real = spawnSync('sh', ['-c', 'command -v softhsm2-util'], { encoding: 'utf8' }).stdout.trim();
+    fs.writeFileSync(
+      path.join(spy, 'softhsm2-util'),
+      `#!/bin/sh\nprintf '%s\\n' "$*" >> '${calls}'\nexec '${real}' "$@"\n`,
+      { mode: 0o755 },
+    );
+    const token = path.join(dir, 'token');
+    const env = { ...process.env, PATH: `${spy}:${process.env.PATH ?? ''}` };
+    const runInit = () =>
+      spawnSync(process.execPath, ['--import', 'tsx', INIT, '--dir', token], { env, encoding: 'utf8' });
+
+    const first = runInit();
+    assert.equal(first.status, 0, first.stderr);
+    const pins = ['user.pin', 'so.pin'].map((f) => fs.readFileSync(path.join(token, f), 'utf8').trim());
+    const argv = fs.existsSync(calls) ? fs.readFileSync(calls, 'utf8') : '';
+    for (const pin of pins) assert.ok(pin.length >= 16 && !argv.includes(pin), 'a PIN was in a process argument');
+
+    const conf = JSON.parse(first.stdout) as { softhsm2Conf: string; tokenLabel: string };
+    const slots = showSlots(conf.softhsm2Conf);
+    assert.match(slots, /Label:\s+treasury\s*\n/);
+    assert.match(slots, /Initialized:\s+yes[\s\S]*User PIN init\.:\s+yes/);
+    const tokenFiles = fs.readdirSync(path.join(token, 'tokens'));
+
+    const second = runInit();
+    assert.equal(second.status, 0, second.stderr);
+    assert.deepEqual(fs.readdirSync(path.join(token, 'tokens')), tokenFiles, 'a second run made no new token');
+    assert.equal((showSlots(conf.softhsm2Conf).match(/Label:\s+treasury\s*\n/g) ?? []).length, 1);
+  });
+});
