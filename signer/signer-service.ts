@@ -15,6 +15,7 @@
  * the HSM may sign it while the commit runs, when the store foresees it allowed (./owner-policy/spend-foresight.ts).
  * A wallet the store has no record of (made before it kept them) is recorded under its account's authority once a
  * payment signature proved its key is that account's, so that no other key can bind its policy afterwards.
+ * Policy state is kept only for wallets whose key it holds (./owner-policy/held-wallet-keys.ts).
  * A Solana payment (`sign_solana_transaction`) is decoded and checked the same way before its message bytes
  * are signed with Ed25519 (./solana/), and its amount counts in the same owner-signed policy and ceilings.
  * `destroy_wallet_key` (./key-destruction/): with a policy store, a key is destroyed only once it proved to be the
@@ -42,6 +43,7 @@ import { finalizeSignature, rememberWalletKey } from './ecdsa/finalize-signature
 import { eip2612PermitDigest } from './eip2612/hash-eip2612-permit.js';
 import { transferAuthorizationDigest } from './eip3009/hash-transfer-authorization.js';
 import { KeyDestructions } from './key-destruction/key-destructions.js';
+import { proveWalletKey } from './key-destruction/prove-wallet-key.js';
 import type { LimitReceipt, WalletLimiter } from './limits/wallet-limiter.js';
 import { permit2WitnessTransferDigest } from './permit2/hash-permit2-witness-transfer.js';
 import type {
@@ -146,7 +148,10 @@ export class SignerService {
         return walletKeyResult(key, address, authority);
       }
       case 'set_wallet_policy':
-        return this.ownerPolicies().set(request.params, this.now());
+        // A wallet the store has no record of proves its key held by a probe (never returned, counted nowhere).
+        return this.ownerPolicies().set(request.params, this.now(), (key) =>
+          proveWalletKey(this.backend, key, context),
+        );
       case 'get_wallet_policy':
         return this.ownerPolicies().get(request.params.address);
       case 'sign_transfer_authorization': {

@@ -16,10 +16,13 @@
  * `allow_key_destruction`).
  * And a wallet recorded under an account the store has no authority for (made before it kept them) bound by
  * whoever signs first: it is the approver's (`NO_ACCOUNT_AUTHORITY`).
+ * And policy state kept for an address whose key the signer does not hold (a made-up one, to grow its store): refused
+ * before any write (./held-wallet-keys.ts).
  * Does not defend: the capability caps (the capability is the front's word, which the signer cannot check:
  * they are left out here and stay the API's), wallets that have no signed policy yet (the signer's ceilings
  * only), whom the front names as owner when an account is made (the ADR says what that leaves), and a wallet the
- * store has no record of that has not paid since: bound to its first signer (trust on first use, as the ADR says).
+ * store has no record of that has not paid since (its key held): bound to its first signer (trust on first use, as
+ * the ADR says).
  */
 import { createHash } from 'node:crypto';
 import { displayCounterparty } from '../../policy/counterparty-address.js';
@@ -39,6 +42,7 @@ import type {
 } from '../protocol/owner-policy-protocol.js';
 import { SignerFault } from '../signer-error.js';
 import { readPolicySignature, signedByAuthority, verifiedOwnerAddress } from './authority-proofs.js';
+import { HeldWalletKeys, type ProveWalletKey } from './held-wallet-keys.js';
 import type { OwnerPolicyStore, Reservation, ReservedSpend, StoredPolicy, WalletRecord } from './owner-policy-store.js';
 
 /**
@@ -106,6 +110,9 @@ export interface OwnerPoliciesOptions {
 }
 
 export class OwnerPolicies {
+  /** The wallets this process knows it holds the key of (./held-wallet-keys.ts). */
+  private readonly held = new HeldWalletKeys();
+
   constructor(private readonly options: OwnerPoliciesOptions) {}
 
   /**
@@ -143,6 +150,7 @@ export class OwnerPolicies {
     return this.stored(async () => {
       const authority = (await this.options.store.accountAuthority(hash)) ?? null;
       await this.options.store.recordWallet(address, hash, authority);
+      this.held.remember(address);
       return this.resolve(authority ?? NO_ACCOUNT_AUTHORITY);
     });
   }
@@ -153,6 +161,8 @@ export class OwnerPolicies {
    * asked again at the wallet's next payment.
    */
   async adoptWallet(address: string, accountKeyRef: string): Promise<void> {
+    // The signature proved the key held, whether the store records it now or not.
+    this.held.remember(address);
     await this.recordWallet(address, accountKeyRef).catch(() => undefined);
   }
 
@@ -188,9 +198,11 @@ export class OwnerPolicies {
 
   /**
    * Verifies a signed policy document against the wallet's authority and keeps it if it is the next version (the
-   * current one plus one: `assertNextDocument`), signed within `MAX_POLICY_AGE_SECONDS` and not before the current one.
+   * current one plus one: `assertNextDocument`), signed within `MAX_POLICY_AGE_SECONDS` and not before the current one
+   * — only for a wallet whose key the signer holds (./held-wallet-keys.ts; `prove`: the backend's proof of
+   * `params.wallet_key`), checked before anything is written.
    */
-  async set(params: SetWalletPolicyParams, nowSeconds: number): Promise<SetWalletPolicyResult> {
+  async set(params: SetWalletPolicyParams, nowSeconds: number, prove?: ProveWalletKey): Promise<SetWalletPolicyResult> {
     if (params.issued_at > nowSeconds + MAX_FUTURE_SKEW_SECONDS) {
       throw new SignerFault('policy_signature_invalid', 'the policy document is dated in the future', {
         rule: 'issued_at',
@@ -206,6 +218,12 @@ export class OwnerPolicies {
     const read = await readPolicySignature(params);
     if (read.curve === 'secp256k1' && !read.recovered)
       throw new SignerFault('policy_signature_invalid', 'the policy signature does not recover', { rule: 'signature' });
+    await this.held.assertHeld(params.address, {
+      recordedUnderAccount: async () =>
+        (await this.stored(() => this.options.store.wallet(params.address)))?.underAccount === true,
+      key: params.wallet_key,
+      prove,
+    });
     const policy: StoredPolicy = {
       policy: params.policy,
       version: params.version,

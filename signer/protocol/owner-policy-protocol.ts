@@ -5,7 +5,8 @@
  *
  * Defends: the front naming an authority it has no signature from — an owner authority comes with the
  * owner's own sign-in message and signature, which the signer verifies; a policy handed over without the
- * authority's signature or with a version that does not rise (refused with stable codes); refusals whose
+ * authority's signature or with a version that does not rise (refused with stable codes); a policy for a wallet
+ * whose key the signer does not hold (`key_not_found`, rule `unknown_wallet`); refusals whose
  * reasons must be parsed out of text (a policy refusal carries the violated rules as fields).
  * Does not defend: which owner signed in — the signer cannot know the deployment's accounts, only that the
  * named address signed a sign-in; see the ADR for what that leaves to the front.
@@ -15,6 +16,7 @@ import { RULE_NAMES } from '../../policy/policy-types.js';
 import { walletPolicySchema } from '../../policy/policy-schema.js';
 import { MAX_ISSUED_AT, policySignatureFieldsSchema } from '../../policy/signed-policy.js';
 import { solanaAddressSchema } from './solana-protocol.js';
+import { keyRefSchema } from './wire-primitives.js';
 
 const addressSchema = z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'expected a 20-byte 0x address');
 const signature65Schema = z.string().regex(/^0x[0-9a-fA-F]{130}$/, 'expected a 65-byte 0x-prefixed hex signature');
@@ -71,11 +73,20 @@ export const policyAuthoritySchema = z
   })
   .strict();
 
+/** A wallet key's references as the front keeps them (the signer made them: opaque, no key material). */
+export const walletKeyRefsSchema = z.object({ account_key_ref: keyRefSchema, wallet_key_ref: keyRefSchema }).strict();
+
 export const setWalletPolicyParamsSchema = z
   .object({
     /** The wallet's address, as the document names it (EIP-55 or base58). */
     address: eitherAddressSchema,
     policy: walletPolicySchema,
+    /**
+     * The wallet's key, for a wallet the signer has no record of (made before it kept them): the signer keeps policy
+     * state only for wallets whose key it holds, and proves this one by having it sign a probe of its own
+     * (signer/owner-policy/held-wallet-keys.ts). Not read when the signer knows the wallet already; not signed over.
+     */
+    wallet_key: walletKeyRefsSchema.optional(),
   })
   .merge(policySignatureFieldsSchema)
   .strict();
@@ -119,6 +130,7 @@ export type SignInProof = z.infer<typeof signInProofSchema>;
 export type SiwsProof = z.infer<typeof siwsProofSchema>;
 export type AuthorityRequest = z.infer<typeof authorityRequestSchema>;
 export type PolicyAuthority = z.infer<typeof policyAuthoritySchema>;
+export type WalletKeyRefs = z.infer<typeof walletKeyRefsSchema>;
 export type SetWalletPolicyParams = z.infer<typeof setWalletPolicyParamsSchema>;
 export type SetWalletPolicyResult = z.infer<typeof setWalletPolicyResultSchema>;
 export type GetWalletPolicyResult = z.infer<typeof getWalletPolicyResultSchema>;

@@ -138,7 +138,7 @@ function buildCore(deps: TreasuryAppDeps) {
     balances,
     bounds: config.walletBounds,
   });
-  const ownerPolicies = new OwnerPolicyService({ store: walletStore, signer, wallets, metrics });
+  const ownerPolicies = new OwnerPolicyService({ store: walletStore, signer, wallets, accounts, metrics });
   return {
     config,
     knex,

@@ -5,6 +5,8 @@
  *   payment. Only the pay path answers it (../pay/record-signer-denial.ts writes its `pd_…` decision and
  *   turns it into the 403 `policy_denied` every denial answers, with `decided_by: 'signer'`).
  * - `policy_signature_invalid` → 403, `policy_version_stale` → 409 (with `current_version`).
+ * - `key_not_found` with `rule: unknown_wallet` (set_wallet_policy for a wallet whose key the signer does not know it
+ *   holds: nothing kept) → 403 `policy_signature_invalid` with that rule; any other `key_not_found` is not answered here.
  * - `key_destruction_not_allowed` → 409 of the same name (with `rule`, `current_version` and `next_version`): the
  *   wallet's signed policy does not carry `allow_key_destruction: true`, so the signer kept the key.
  * - `policy_store_unavailable` → 503 `signer_unavailable` with `reason: 'policy_store_unavailable'`, and
@@ -54,6 +56,8 @@ export function keyDestructionNotAllowed(
 
 /** The signer's store keeps no policies at all (TREASURY_SIGNER_DATABASE_URL unset on the signer). */
 export const NO_POLICY_STORE = 'no_policy_store';
+/** The signer keeps policy state only for wallets whose key it holds (signer/owner-policy/held-wallet-keys.ts). */
+export const UNKNOWN_WALLET = 'unknown_wallet';
 
 /** The AppError of a signer refusal about owner-signed policies; undefined for any other. */
 export function ownerPolicyError(err: SignerError): AppError | undefined {
@@ -66,6 +70,16 @@ export function ownerPolicyError(err: SignerError): AppError | undefined {
         : new AppError('internal_error', { cause: err });
     case 'policy_signature_invalid':
       return new AppError('policy_signature_invalid', { fields: { rule: d.rule ?? null }, cause: err });
+    case 'key_not_found':
+      // Only the policy refusal: a key reference the signer cannot find on a signing path stays an internal error.
+      return d.rule === UNKNOWN_WALLET
+        ? new AppError('policy_signature_invalid', {
+            message:
+              'The signer holds no key it knows of for this wallet, so it keeps no signed policy for it; nothing was stored.',
+            fields: { rule: UNKNOWN_WALLET },
+            cause: err,
+          })
+        : undefined;
     case 'policy_version_stale':
       return new AppError('policy_version_stale', {
         fields: { current_version: d.current_version ?? null },

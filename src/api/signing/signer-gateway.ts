@@ -11,7 +11,8 @@
  * (the pay path) gives the reservation's spend back on any of these, as for every signer failure.
  * Owner-signed policies (docs/adr/0012-owner-signed-policies.md): the signer's `policy_denied` becomes a
  * SignerPolicyDenial (../pay/ records it as a `pd_…` decision and answers 403 `policy_denied`),
- * `policy_signature_invalid` 403, `policy_version_stale` and `key_destruction_not_allowed` 409 of the same names, and
+ * `policy_signature_invalid` 403 (also `key_not_found` with rule `unknown_wallet`: a policy for a wallet whose key the
+ * signer does not know it holds), `policy_version_stale` and `key_destruction_not_allowed` 409 of the same names, and
  * `policy_store_unavailable` 503 `signer_unavailable` (`reason` says so; `rule: no_policy_store` when the
  * signer keeps none at all).
  */

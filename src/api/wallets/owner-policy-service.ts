@@ -17,6 +17,7 @@ import { counterpartyKey } from '../../../policy/counterparty-address.js';
 import type { WalletPolicy as WalletPolicyDocument } from '../../../policy/policy-schema.js';
 import { AppError } from '../errors/app-error.js';
 import type { TreasuryMetrics } from '../metrics/treasury-metrics.js';
+import type { AccountService } from '../platform/account-service.js';
 import type { SignerGateway } from '../signing/signer-gateway.js';
 import type { WalletPolicy } from '../../shared/api-responses/pay-responses.js';
 import { ownerPolicyView, readOwnerPolicy } from './read-owner-policy.js';
@@ -36,6 +37,8 @@ export interface OwnerPolicyServiceDeps {
   store: WalletStore;
   signer: Pick<SignerGateway, 'call'>;
   wallets: Pick<WalletService, 'getActive' | 'changed'>;
+  /** The wallet's account: its key references go with the document, for a wallet the signer has no record of. */
+  accounts: Pick<AccountService, 'get'>;
   metrics: TreasuryMetrics;
 }
 
@@ -55,9 +58,12 @@ export class OwnerPolicyService {
   /** The signer verifies and keeps the document first; only then is it stored, with its audit row. */
   async setSigned(accountId: string, walletId: string, input: SignedPolicyInput, actor: string): Promise<WalletPolicy> {
     const wallet = await this.deps.wallets.getActive(accountId, walletId);
+    const account = await this.deps.accounts.get(accountId);
     const accepted = await this.count(() =>
       this.deps.signer.call('set_wallet_policy', {
         address: wallet.address,
+        // Proves the key held (signer/owner-policy/held-wallet-keys.ts) when the signer has no record of the wallet.
+        wallet_key: { account_key_ref: account.account_key_ref, wallet_key_ref: wallet.wallet_key_ref },
         policy: input.policy,
         version: input.version,
         issued_at: input.issued_at,
