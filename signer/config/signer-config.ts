@@ -3,13 +3,15 @@
  *
  * Protects against: a signer started half-configured — no socket, no PIN, two PINs, an unknown backend,
  * an empty or malformed token allow-list, or absurd bounds refuse to start with a message naming the
- * variable; a PIN file that other users can read is refused. The signer's amount and rate limits are read here and nowhere else: only the signer's own
- * environment sets them, never a request. The PIN is read here and handed to the backend only: it is a non-enumerable property, so
+ * variable; a PIN file that other users can read is refused. Unset, the token allow-list names testnet tokens
+ * only: a mainnet token is signed for only when TREASURY_SIGNER_ALLOWED_TOKENS names it (./allowed-tokens.ts).
+ * The signer's amount and rate limits are read here and nowhere else: only the signer's own environment sets them, never a request. The PIN is read here and handed to the backend only: it is a non-enumerable property, so
  * logging or serialising the config cannot print it, and it never appears in an error message.
  * With TREASURY_KEY_BACKEND=aws-kms no PIN is read and no AWS credential either: the SDK's default
  * provider chain finds them (a TREASURY_KMS_*_KEY variable is refused, so none creeps into Treasury's files).
  * In production mode (`NODE_ENV` or `TREASURY_ENV` = `production`) a PIN from the environment, a PIN under 8
- * characters, a policy store without a watermark file and a plain-HTTP KMS endpoint are refused too, all listed in
+ * characters, a policy store without a watermark file, a plain-HTTP KMS endpoint and an unset
+ * TREASURY_SIGNER_ALLOWED_TOKENS are refused too, all listed in
  * one error (./signer-production-mode.ts).
  * Known limits: SOFTHSM2_CONF is read by the SoftHSM library itself from the environment, not here; AWS_*
  * variables are read by the AWS SDK.
@@ -17,6 +19,7 @@
 import fs from 'node:fs';
 import { z } from 'zod';
 import type { WalletLimit } from '../limits/wallet-limiter.js';
+import { parseAllowedTokens, type AllowedToken } from './allowed-tokens.js';
 import {
   awsKmsEnvShape,
   parseAwsKmsBackend,
@@ -26,13 +29,11 @@ import {
 import { ownerPolicyEnvShape, parseOwnerPolicyConfig, type OwnerPolicyConfig } from './owner-policy-config.js';
 import { SignerConfigError } from './signer-config-error.js';
 import { isProductionMode, signerProductionProblems } from './signer-production-mode.js';
-import { DEFAULT_SOLANA_INVARIANTS, type SolanaInvariants } from './solana-invariants.js';
+import { solanaInvariants, type SolanaInvariants } from './solana-invariants.js';
 
+export type { AllowedToken } from './allowed-tokens.js';
 export type { AwsKmsBackendConfig } from './aws-kms-config.js';
 export { SignerConfigError } from './signer-config-error.js';
-
-const DEFAULT_ALLOWED_TOKENS =
-  '8453:0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913,84532:0x036CbD53842c5426634e7929541eC2318f3dCF7e';
 
 /** Permit2's canonical address (the same on every EVM chain). */
 const DEFAULT_PERMIT2 = '0x000000000022D473030F116dDEE9F6B43aC78BA3';
@@ -61,14 +62,6 @@ const rawAmountSchema = z
   .string()
   .regex(/^[1-9][0-9]{0,17}$/, 'expected a positive integer below 10^18 (raw 6-decimal units)');
 
-const allowedTokenSchema = z
-  .string()
-  .regex(/^[1-9][0-9]{0,15}:0x[0-9a-fA-F]{40}$/, 'expected chainId:0xaddress')
-  .transform((v) => {
-    const [chainId, address] = v.split(':') as [string, string];
-    return { chainId: Number(chainId), address: address.toLowerCase() };
-  });
-
 const envSchema = z.object({
   TREASURY_SIGNER_SOCKET: z.string().min(1).max(107, 'unix socket paths are limited to 107 bytes'),
   /** 0600: only the signer's user may connect; 0660: also its group (the API's user, when it runs as another user). */
@@ -89,7 +82,8 @@ const envSchema = z.object({
   TREASURY_PKCS11_SIGN_INLINE: z.enum(['when_alone', 'never']).default('when_alone'),
   TREASURY_SIGNER_KEY_CACHE_SIZE: z.coerce.number().int().min(0).max(100_000).default(10_000),
   TREASURY_SIGNER_KEY_CACHE_TTL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(900),
-  TREASURY_SIGNER_ALLOWED_TOKENS: z.string().default(DEFAULT_ALLOWED_TOKENS),
+  /** Unset: testnet tokens only (./allowed-tokens.ts); production mode requires it. */
+  TREASURY_SIGNER_ALLOWED_TOKENS: z.string().optional(),
   TREASURY_SIGNER_PERMIT2_ADDRESS: z
     .string()
     .regex(/^0x[0-9a-fA-F]{40}$/, 'expected a 0x address')
@@ -132,12 +126,6 @@ const envSchema = z.object({
 
 /** The signer's environment schema: docs/configuration.md is generated from it (ops/docs/configuration-reference.ts). */
 export { envSchema as signerEnvSchema };
-
-export interface AllowedToken {
-  chainId: number;
-  /** lower-case */
-  address: string;
-}
 
 export interface Pkcs11BackendConfig {
   kind: 'pkcs11';
@@ -224,23 +212,6 @@ function readPin(env: z.infer<typeof envSchema>): string {
   return pin;
 }
 
-function parseAllowedTokens(list: string): AllowedToken[] {
-  const tokens = list
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean)
-    .map((s) => {
-      const parsed = allowedTokenSchema.safeParse(s);
-      if (!parsed.success)
-        throw new SignerConfigError(
-          `TREASURY_SIGNER_ALLOWED_TOKENS entry "${s.slice(0, 80)}": expected chainId:0xaddress`,
-        );
-      return Object.freeze(parsed.data);
-    });
-  if (tokens.length === 0) throw new SignerConfigError('TREASURY_SIGNER_ALLOWED_TOKENS is empty');
-  return tokens;
-}
-
 /** The per-signature maximum, under its name or its older one (not both), and the rolling ceilings, consistent. */
 function parseLimits(e: z.infer<typeof envSchema>): { maxPerSignature: bigint; walletLimits: WalletLimit[] } {
   if (e.TREASURY_SIGNER_MAX_PER_SIGNATURE !== undefined && e.TREASURY_SIGNER_MAX_VALUE !== undefined) {
@@ -291,20 +262,20 @@ export function loadSignerConfig(env: NodeJS.ProcessEnv = process.env): SignerCo
   const e = parsed.data;
   const limits = parseLimits(e);
   const backend = Object.freeze(parseBackend(e, env));
-  const allowedTokens = Object.freeze(parseAllowedTokens(e.TREASURY_SIGNER_ALLOWED_TOKENS));
+  const tokens = parseAllowedTokens(e.TREASURY_SIGNER_ALLOWED_TOKENS);
   const ownerPolicies = parseOwnerPolicyConfig(e, e.TREASURY_SIGNER_LIMITS_STATE_FILE);
-  if (isProductionMode(env)) refuseInProduction(e, backend, ownerPolicies);
+  if (isProductionMode(env)) refuseInProduction(e, backend, ownerPolicies, tokens.explicit);
   return Object.freeze({
     socketPath: e.TREASURY_SIGNER_SOCKET,
     socketMode: e.TREASURY_SIGNER_SOCKET_MODE === '0660' ? (0o660 as const) : (0o600 as const),
     backend,
     invariants: Object.freeze({
-      allowedTokens,
+      allowedTokens: tokens.evm,
       maxValue: limits.maxPerSignature,
       maxValiditySeconds: e.TREASURY_SIGNER_MAX_VALIDITY_SECONDS,
       permit2: e.TREASURY_SIGNER_PERMIT2_ADDRESS,
       permit2Spenders: Object.freeze(e.TREASURY_SIGNER_PERMIT2_SPENDERS),
-      solana: DEFAULT_SOLANA_INVARIANTS,
+      solana: solanaInvariants(tokens.solana),
     }),
     walletLimits: Object.freeze(limits.walletLimits),
     limitsStateFile: e.TREASURY_SIGNER_LIMITS_STATE_FILE,
@@ -322,6 +293,7 @@ function refuseInProduction(
   e: z.infer<typeof envSchema>,
   backend: BackendConfig,
   ownerPolicies: OwnerPolicyConfig | undefined,
+  allowedTokensSet: boolean,
 ): void {
   const problems = signerProductionProblems({
     pin:
@@ -333,6 +305,7 @@ function refuseInProduction(
         : undefined,
     policyStore: ownerPolicies === undefined ? undefined : { watermarkFile: ownerPolicies.watermarkFile },
     kmsEndpoint: backend.kind === 'aws-kms' ? backend.endpoint : undefined,
+    allowedTokensSet,
   });
   if (problems.length > 0) throw new SignerConfigError(problems);
 }

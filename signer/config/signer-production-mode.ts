@@ -15,7 +15,10 @@
  *    or its default beside `TREASURY_SIGNER_LIMITS_STATE_FILE`): a store restored from an older backup — spends and
  *    policies forgotten — would be served as current (../owner-policy/store-watermark.ts);
  *  - the KMS emulator's plain-HTTP endpoint (`TREASURY_KMS_ENDPOINT=http://…`, the sandbox's and the tests'): the
- *    public keys wallet addresses are derived from would travel unauthenticated.
+ *    public keys wallet addresses are derived from would travel unauthenticated;
+ *  - an unset `TREASURY_SIGNER_ALLOWED_TOKENS`: a production signer signs for the tokens its operator named, never
+ *    for a built-in list (the default, testnet tokens only, is for the sandbox and the tests: ./allowed-tokens.ts);
+ *    a set but empty list is refused in every mode.
  * Does not defend: a long PIN that is still guessable; a watermark file that cannot be written (refused at start by
  * ../owner-policy/store-watermark.ts); endpoints the AWS SDK reads itself (`AWS_ENDPOINT_URL*`).
  * Considered and left allowed: `TREASURY_EXIT_WITH_PARENT=1` (set by the sandbox) only makes the signer stop
@@ -39,6 +42,8 @@ export interface SignerProductionFacts {
   policyStore: { watermarkFile: string | undefined } | undefined;
   /** TREASURY_KMS_ENDPOINT on the aws-kms backend; undefined otherwise. */
   kmsEndpoint: string | undefined;
+  /** Whether TREASURY_SIGNER_ALLOWED_TOKENS was set (false: the testnet default would apply). */
+  allowedTokensSet: boolean;
 }
 
 /** Every setting production mode refuses, each `VARIABLE: what is wrong and what to do`; empty when none. */
@@ -59,6 +64,10 @@ export function signerProductionProblems(facts: SignerProductionFacts): string[]
   if (facts.kmsEndpoint !== undefined && new URL(facts.kmsEndpoint).protocol !== 'https:')
     problems.push(
       "TREASURY_KMS_ENDPOINT: is not https (the KMS emulator's plain HTTP is for the sandbox and the tests); production mode reaches KMS over https only",
+    );
+  if (!facts.allowedTokensSet)
+    problems.push(
+      'TREASURY_SIGNER_ALLOWED_TOKENS: is not set; production mode signs only for tokens named explicitly (e.g. 8453:0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913 for USDC on Base), the default names testnet tokens only',
     );
   return problems;
 }

@@ -55,8 +55,9 @@ export const SIGNER_ENTRIES: Entries = {
   TREASURY_SIGNER_KEY_CACHE_SIZE: { meaning: 'unwrapped key handles kept (`0`: none)' },
   TREASURY_SIGNER_KEY_CACHE_TTL_SECONDS: { meaning: 'how long an unwrapped key handle is kept' },
   TREASURY_SIGNER_ALLOWED_TOKENS: {
-    meaning: '`chainId:0xaddress,…`: the only token contracts the signer signs for',
-    default: 'USDC on Base and Base Sepolia',
+    meaning:
+      '`chainId:0xaddress` (EVM) and `solana:<network>:<mint>` entries, comma-separated: the only tokens the signer signs for; a mainnet token (e.g. `8453:0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913`, USDC on Base) only when named here; required in production mode',
+    default: 'testnet only: USDC on Base Sepolia and on Solana devnet',
   },
   TREASURY_SIGNER_PERMIT2_ADDRESS: { meaning: 'the Permit2 contract `upto` payments are signed for' },
   TREASURY_SIGNER_PERMIT2_SPENDERS: { meaning: 'the only Permit2 spenders the signer signs for, comma-separated' },

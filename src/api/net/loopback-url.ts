@@ -1,19 +1,14 @@
 /**
- * Whether a URL points at this machine: its host is `localhost` or a loopback address (127.0.0.0/8, ::1, as
- * ../../shared/address-class.ts classifies it). For the sandbox's own services, which the API names only when they
- * are local (its faucets: ../config/app-config.ts).
+ * Whether a URL points at this machine: an http(s) URL whose host is `localhost` or a loopback address, by the
+ * project's one rule (../../shared/loopback-host.ts). For the sandbox's own services, which the API names only when
+ * they are local (its faucets: ../config/app-config.ts).
  *
  * Defends: a sandbox setting that would send a wallet address to a faucet off the machine. Does not defend: a
  * local process pretending to be the faucet.
  */
-import { isLoopbackHost } from '../../shared/loopback-host.js';
+import { isLoopbackHttpUrl } from '../../shared/loopback-host.js';
 
+/** An http(s) URL on this machine (any other scheme, or no URL: false). */
 export function isLoopbackUrl(text: string): boolean {
-  let host: string;
-  try {
-    host = new URL(text).hostname;
-  } catch {
-    return false;
-  }
-  return isLoopbackHost(host);
+  return isLoopbackHttpUrl(text);
 }

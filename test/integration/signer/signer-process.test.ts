@@ -32,6 +32,8 @@ import {
   readMetric,
 } from './signer-test-helpers.js';
 
+/** USDC on Base (mainnet, chain 8453). */
+const BASE_USDC = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913';
 const isCode = (code: string) => (e: unknown) => e instanceof SignerError && e.code === code;
 
 describe('treasury-signer process (SoftHSM)', function () {
@@ -242,7 +244,9 @@ describe('treasury-signer process (SoftHSM)', function () {
     const m = (overrides: Record<string, string>) => ({ message: buildAuthorization(wallet.address, 1, overrides) });
     const cases: Array<[Record<string, unknown>, RegExp]> = [
       [{ domain: { ...DOMAIN, chainId: 1 } }, /^allowed_token: /],
-      [{ domain: { ...DOMAIN, chainId: 8453 } }, /^allowed_token: /], // Base mainnet USDC is allowed, but at another address
+      [{ domain: { ...DOMAIN, chainId: 8453 } }, /^allowed_token: /],
+      // USDC on Base (mainnet): not signed for unless TREASURY_SIGNER_ALLOWED_TOKENS names it (testnet-only default).
+      [{ domain: { ...DOMAIN, chainId: 8453, verifyingContract: BASE_USDC } }, /^allowed_token: /],
       [{ domain: { ...DOMAIN, verifyingContract: PAYEE } }, /^allowed_token: /],
       [m({ from: PAYEE }), /^from_is_wallet: /],
       [m({ value: '0' }), /^value_positive: /],

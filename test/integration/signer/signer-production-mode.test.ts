@@ -1,9 +1,10 @@
 /**
  * treasury-signer in production mode (`NODE_ENV=production`, as the images set it; signer/config/signer-production-mode.ts),
  * through the real process on a SoftHSM token: it refuses — exit 1, one line naming every variable at fault, never
- * the PIN, never `signer ready` — a PIN taken from the environment (and one under 8 characters), and a policy store
- * without a watermark file; a sound production configuration (a PIN file of 8+ characters, 0600, and a watermark
- * file beside the policy store) starts.
+ * the PIN, never `signer ready` — a PIN taken from the environment (and one under 8 characters), a policy store
+ * without a watermark file, and no TREASURY_SIGNER_ALLOWED_TOKENS (production names the tokens it signs for; the
+ * default is testnet only); a sound production configuration (a PIN file of 8+ characters, 0600, a watermark file
+ * beside the policy store, the token list named) starts.
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -13,7 +14,11 @@ import { nodeArgsFor } from '../../../bin/build-freshness.mjs';
 import { initSoftHsmToken } from '../../../ops/softhsm/init-token.js';
 import { startTestSigner, type StartTestSignerOptions } from '../../support/signer-harness.js';
 
-const PRODUCTION = { NODE_ENV: 'production' };
+/** Production mode with its token list named (USDC on Base Sepolia, which the tests' payments use). */
+const PRODUCTION = {
+  NODE_ENV: 'production',
+  TREASURY_SIGNER_ALLOWED_TOKENS: '84532:0x036CbD53842c5426634e7929541eC2318f3dCF7e',
+};
 /** The signer started without TREASURY_PKCS11_PIN_FILE (the harness always sets it): the PIN comes from the environment only. */
 const WITHOUT_PIN_FILE = nodeArgsFor('signer/main.ts', [
   '--import',
@@ -87,6 +92,17 @@ describe('treasury-signer in production mode', function () {
     );
     assert.match(line.err, /TREASURY_SIGNER_DATABASE_URL/);
     assert.ok(!line.err.includes('postgres://'), 'the database URL is never printed');
+  });
+
+  it('refuses to start without TREASURY_SIGNER_ALLOWED_TOKENS: one line naming it, exit 1', async () => {
+    const { line } = await refusedStart({ keyBackend: 'pkcs11', env: { NODE_ENV: 'production' } });
+    assert.equal(line.msg, 'signer failed to start');
+    assert.equal(line.code, 'config_invalid');
+    assert.deepEqual(
+      line.problems?.map((p) => p.slice(0, p.indexOf(':'))),
+      ['TREASURY_SIGNER_ALLOWED_TOKENS'],
+    );
+    assert.match(line.err, /8453:0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913/, 'says how to name mainnet USDC');
   });
 
   it('starts on a sound production configuration: a PIN file of 8+ characters (0600) and a watermark file', async () => {

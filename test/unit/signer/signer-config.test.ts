@@ -11,6 +11,12 @@ import {
   type BackendConfig,
   type Pkcs11BackendConfig,
 } from '../../../signer/config/signer-config.js';
+import {
+  DEFAULT_SOLANA_INVARIANTS,
+  SOLANA_DEVNET,
+  SOLANA_MAINNET,
+  SOLANA_USDC_MINTS,
+} from '../../../signer/config/solana-invariants.js';
 
 const base = { TREASURY_SIGNER_SOCKET: '/tmp/treasury-signer-test.sock', TREASURY_PKCS11_PIN: 'secret-pin-42' };
 /** `env` is refused with an error whose message matches `pattern` (or contains it) and never holds the PIN. */
@@ -68,9 +74,9 @@ describe('signer configuration', () => {
     assert.equal(p11(config.backend).sessions, 4);
     assert.equal(p11(config.backend).signInline, 'when_alone');
     assert.deepEqual(config.invariants.allowedTokens, [
-      { chainId: 8453, address: '0x833589fcd6edb6e08f4c7c32d4f71b54bda02913' },
       { chainId: 84532, address: '0x036cbd53842c5426634e7929541ec2318f3dcf7e' },
     ]);
+    assert.deepEqual(config.invariants.solana, DEFAULT_SOLANA_INVARIANTS);
     assert.equal(config.invariants.maxValue, 100_000_000n, 'at most 100 USDC in one signature');
     assert.deepEqual(
       config.walletLimits.map((l) => [l.name, l.measure, l.windowSeconds, l.max]),
@@ -88,6 +94,47 @@ describe('signer configuration', () => {
     assert.equal(loadSignerConfig({ ...base, TREASURY_SIGNER_SOCKET_MODE: '0660' }).socketMode, 0o660);
     refused({ ...base, TREASURY_SIGNER_SOCKET_MODE: '0666' }, /TREASURY_SIGNER_SOCKET_MODE/);
     assert.ok(Object.isFrozen(config) && Object.isFrozen(config.backend) && Object.isFrozen(config.invariants));
+  });
+
+  it('signs for testnet tokens only unless TREASURY_SIGNER_ALLOWED_TOKENS names mainnet ones', () => {
+    const byDefault = loadSignerConfig(base).invariants;
+    assert.deepEqual(
+      byDefault.allowedTokens.map((t) => t.chainId),
+      [84532],
+      'USDC on Base Sepolia only: no Base mainnet (8453) by default',
+    );
+    assert.deepEqual(byDefault.solana.allowedMints, [
+      { network: SOLANA_DEVNET, mint: SOLANA_USDC_MINTS[SOLANA_DEVNET] },
+    ]);
+    assert.ok(!byDefault.solana.allowedMints.some((m) => m.network === SOLANA_MAINNET), 'no Solana mainnet mint');
+    const named = loadSignerConfig({
+      ...base,
+      TREASURY_SIGNER_ALLOWED_TOKENS: [
+        '8453:0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913',
+        `${SOLANA_MAINNET}:${SOLANA_USDC_MINTS[SOLANA_MAINNET]}`,
+      ].join(', '),
+    }).invariants;
+    assert.deepEqual(named.allowedTokens, [{ chainId: 8453, address: '0x833589fcd6edb6e08f4c7c32d4f71b54bda02913' }]);
+    assert.deepEqual(named.solana.allowedMints, [{ network: SOLANA_MAINNET, mint: SOLANA_USDC_MINTS[SOLANA_MAINNET] }]);
+    assert.deepEqual(
+      { ...named.solana, allowedMints: [] },
+      { ...DEFAULT_SOLANA_INVARIANTS, allowedMints: [] },
+      'the compute and memo bounds do not depend on the list',
+    );
+    assert.ok(Object.isFrozen(named.solana) && Object.isFrozen(named.solana.allowedMints));
+    // The list is the whole allow-list: naming EVM tokens only leaves no Solana mint.
+    const evmOnly = loadSignerConfig({
+      ...base,
+      TREASURY_SIGNER_ALLOWED_TOKENS: '84532:0x036CbD53842c5426634e7929541eC2318f3dCF7e',
+    });
+    assert.deepEqual(evmOnly.invariants.solana.allowedMints, []);
+    for (const bad of [
+      'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp',
+      'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvd:EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v',
+      'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp:EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1O',
+      'base:0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913',
+    ])
+      refused({ ...base, TREASURY_SIGNER_ALLOWED_TOKENS: bad }, 'TREASURY_SIGNER_ALLOWED_TOKENS entry', bad);
   });
 
   it('keeps the PIN out of serialisation and logs', () => {

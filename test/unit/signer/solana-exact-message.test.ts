@@ -13,7 +13,7 @@ import { AccountRole, address, createNoopSigner, getAddressDecoder, type Address
 import { getRequestHeapFrameInstruction, getSetComputeUnitLimitInstruction } from '@solana-program/compute-budget';
 import { getApproveInstruction, getTransferInstruction, TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
 import { TOKEN_2022_PROGRAM_ADDRESS } from '@solana-program/token-2022';
-import { DEFAULT_SOLANA_INVARIANTS } from '../../../signer/config/solana-invariants.js';
+import { DEFAULT_SOLANA_INVARIANTS, solanaInvariants } from '../../../signer/config/solana-invariants.js';
 import { checkX402ExactMessage, type ExactPaymentRequest } from '../../../signer/solana/check-x402-exact-message.js';
 import { SOLANA_RULES, type SolanaRule } from '../../../signer/solana/solana-rule.js';
 import { SignerFault } from '../../../signer/signer-error.js';
@@ -42,8 +42,13 @@ const request = (over: Partial<ExactPaymentRequest> = {}): ExactPaymentRequest =
   network: DEVNET,
   ...over,
 });
+/** Devnet USDC (the default) and mainnet USDC, as TREASURY_SIGNER_ALLOWED_TOKENS names it when it is allowed. */
+const WITH_MAINNET = solanaInvariants([
+  ...DEFAULT_SOLANA_INVARIANTS.allowedMints,
+  { network: MAINNET, mint: MAINNET_USDC },
+]);
 const check = (bytes: Uint8Array, over: Partial<ExactPaymentRequest> = {}) =>
-  checkX402ExactMessage(bytes, request(over), DEFAULT_SOLANA_INVARIANTS);
+  checkX402ExactMessage(bytes, request(over), WITH_MAINNET);
 const payment = (over: Partial<PaymentParts> = {}) => paymentMessage({ wallet: WALLET, ...over });
 
 const tested = new Set<SolanaRule>();
@@ -246,6 +251,12 @@ describe('Solana x402 exact message check', () => {
     await refused(payment({ mint: OTHER }), 'allowed_mint');
     await refused(payment(), 'allowed_mint', { network: MAINNET });
     await refused(payment({ mint: MAINNET_USDC }), 'allowed_mint');
+    // The default allows devnet USDC only: mainnet USDC on mainnet is refused unless it is named.
+    const mainnet = await payment({ mint: MAINNET_USDC });
+    await assert.rejects(
+      checkX402ExactMessage(mainnet, request({ network: MAINNET }), DEFAULT_SOLANA_INVARIANTS),
+      (e: unknown) => e instanceof SignerFault && e.details.rule === 'allowed_mint',
+    );
   });
   it('transfer_decimals: anything but 6', async () => {
     await refused(payment({ decimals: 9 }), 'transfer_decimals');

@@ -16,9 +16,10 @@ import { createPublicClient, erc20Abi, getAddress, http } from 'viem';
 import { z } from 'zod';
 import { formatUsd } from '../../../../policy/money.js';
 import { ChainRegistry } from '../../../shared/chain-registry.js';
+import { isLoopbackHttpUrl } from '../../../shared/loopback-host.js';
 import type { CliContext } from '../../core/cli-context.js';
 import { CliError } from '../../core/cli-error.js';
-import { isLoopbackUrl, readLocalSandbox } from './local-sandbox.js';
+import { readLocalSandbox } from './local-sandbox.js';
 
 const sandboxSchema = z
   .object({
@@ -57,7 +58,7 @@ const SANDBOX_NETWORK = 'eip155:84532';
 function assertLocalSandboxChain(sandbox: z.infer<typeof sandboxSchema>): void {
   const network = `eip155:${sandbox.chain_id}`;
   const remote = (['rpc_url', 'faucet_url'] as const).filter(
-    (k) => sandbox[k] !== undefined && !isLoopbackUrl(sandbox[k]),
+    (k) => sandbox[k] !== undefined && !isLoopbackHttpUrl(sandbox[k]),
   );
   if (network === SANDBOX_NETWORK && remote.length === 0) return;
   throw new CliError({

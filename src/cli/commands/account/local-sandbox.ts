@@ -21,8 +21,8 @@ import path from 'node:path';
 import type { z } from 'zod';
 import type { CliContext } from '../../core/cli-context.js';
 import { CliError } from '../../core/cli-error.js';
-import { isLoopbackHost } from '../mcp/mcp-listen-address.js';
 import { sandboxFaucetsSchema, type SandboxFaucets } from '../../../shared/api-responses/sandbox-responses.js';
+import { isLoopbackHttpUrl } from '../../../shared/loopback-host.js';
 
 /** The file's text and its status, read through one descriptor (what was checked is what was read); else undefined. */
 function readWithStat(file: string): { text: string; stat: fs.Stats } | undefined {
@@ -72,22 +72,9 @@ export function readLocalSandbox<S extends z.ZodType<{ api_url: string }>>(
   return parsed.data;
 }
 
-/** An http(s) URL on this machine: 127.0.0.0/8, [::1] or localhost. */
-export function isLoopbackUrl(value: string): boolean {
-  try {
-    const url = new URL(value);
-    return (
-      (url.protocol === 'http:' || url.protocol === 'https:') &&
-      isLoopbackHost(url.hostname.replace(/^\[(.*)\]$/, '$1'))
-    );
-  } catch {
-    return false;
-  }
-}
-
-/** A sandbox faucet is on this machine: an http URL on 127.0.0.0/8, [::1] or localhost. */
+/** A sandbox faucet is on this machine: an http(s) URL on loopback (the shared rule, src/shared/loopback-host.ts). */
 function assertLoopbackFaucet(faucetUrl: string): void {
-  if (!isLoopbackUrl(faucetUrl))
+  if (!isLoopbackHttpUrl(faucetUrl))
     throw new CliError({
       code: 'faucet_not_loopback',
       userMessage:

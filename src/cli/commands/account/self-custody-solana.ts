@@ -32,6 +32,7 @@ import {
 } from '@solana/kit';
 import { z } from 'zod';
 import { ChainRegistry } from '../../../shared/chain-registry.js';
+import { isLoopbackHttpUrl } from '../../../shared/loopback-host.js';
 import { formatUsd } from '../../../../policy/money.js';
 import { associatedTokenAccount } from '../../../sdk/index.js';
 import { readSvmExactPayment } from '../../../sdk/svm-exact-transfer.js';
@@ -76,12 +77,6 @@ export interface SolanaChain {
   sandbox: boolean;
 }
 
-/** 127.0.0.0/8, ::1 and `localhost`: the only hosts a sandbox's Solana RPC may be on. */
-function isLoopbackUrl(url: string): boolean {
-  const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
-  return host === 'localhost' || host === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
-}
-
 function httpUrlOrRefuse(value: string, name: string): string {
   let ok = false;
   try {
@@ -99,7 +94,8 @@ export function localSolanaChain(ctx: CliContext): SolanaChain {
   const fromEnv = process.env.XX_SOLANA_RPC_URL || undefined;
   if (sandbox?.solana_rpc_url || (sandbox && fromEnv)) {
     const rpcUrl = httpUrlOrRefuse(fromEnv ?? sandbox.solana_rpc_url!, 'XX_SOLANA_RPC_URL');
-    if (!isLoopbackUrl(rpcUrl))
+    // The only hosts a sandbox's Solana RPC may be on: loopback, by the shared rule (src/shared/loopback-host.ts).
+    if (!isLoopbackHttpUrl(rpcUrl))
       throw new CliError({
         code: 'solana_rpc_not_loopback',
         userMessage: `The sandbox's Solana RPC must be on this machine (a loopback URL), not ${new URL(rpcUrl).host}.`,
