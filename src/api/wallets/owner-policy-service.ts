@@ -62,8 +62,11 @@ export class OwnerPolicyService {
     const accepted = await this.count(() =>
       this.deps.signer.call('set_wallet_policy', {
         address: wallet.address,
-        // Proves the key held (signer/owner-policy/held-wallet-keys.ts) when the signer has no record of the wallet.
-        wallet_key: { account_key_ref: account.account_key_ref, wallet_key_ref: wallet.wallet_key_ref },
+        // Proves the key held (signer/owner-policy/held-wallet-keys.ts) when the signer has no record of the wallet;
+        // a wallet whose key is gone has none to prove.
+        ...(wallet.wallet_key_ref === null
+          ? {}
+          : { wallet_key: { account_key_ref: account.account_key_ref, wallet_key_ref: wallet.wallet_key_ref } }),
         policy: input.policy,
         version: input.version,
         issued_at: input.issued_at,
