@@ -105,14 +105,17 @@ HEALTHCHECK --interval=15s --timeout=5s --start-period=20s --retries=3 \
 CMD ["node", "--min-semi-space-size=16", "dist/signer/main.js"]
 
 # ---- gate: the managed proxy for mpp sellers (docs/gate.md); no data directory, signer socket or database ----
-# Only GATE_TOKEN (a PAT with the gate scope), GATE_API_URL and FACILITATOR_URL.
+# Only GATE_TOKEN (a PAT with the gate scope), GATE_API_URL and FACILITATOR_URL; /metrics on a port of its own
+# (9465, for a scraper on the container network; publish 8404 only).
 FROM runtime-base AS gate
 RUN groupadd --system --gid 10003 treasury-gate \
     && useradd --system --uid 10003 --gid treasury-gate --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin treasury-gate
 ENV GATE_HOST=0.0.0.0 \
-    GATE_PORT=8404
+    GATE_PORT=8404 \
+    GATE_METRICS_HOST=0.0.0.0 \
+    GATE_METRICS_PORT=9465
 USER treasury-gate
-EXPOSE 8404
+EXPOSE 8404 9465
 HEALTHCHECK --interval=10s --timeout=3s --start-period=15s --retries=3 \
     CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.GATE_PORT||8404)+'/livez').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 CMD ["node", "dist/src/gate/main.js"]
@@ -122,12 +125,15 @@ FROM runtime-base AS api
 RUN install -d -o treasury -g treasury -m 0700 /var/lib/treasury
 # The dashboard's built pages, where the API serves /dashboard/ from (src/api/http/dashboard-static.ts).
 COPY --from=build /image/.build/dashboard ./.build/dashboard
+# /metrics on a port of its own (9464, for a scraper on the container network; publish 8402 only).
 ENV TREASURY_HOST=0.0.0.0 \
     TREASURY_PORT=8402 \
+    TREASURY_METRICS_HOST=0.0.0.0 \
+    TREASURY_METRICS_PORT=9464 \
     TREASURY_DATA_DIR=/var/lib/treasury
 VOLUME ["/run/treasury"]
 USER treasury
-EXPOSE 8402
+EXPOSE 8402 9464
 # /livez over https when the API serves TLS itself (TREASURY_TLS_CERT_FILE; its own certificate on loopback, not
 # verified), plain http behind a TLS proxy (test/unit/ops/container-files.test.ts runs this command).
 HEALTHCHECK --interval=10s --timeout=3s --start-period=15s --retries=3 \

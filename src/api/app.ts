@@ -260,6 +260,7 @@ function buildRouters(core: Core, wings: Wings, isShuttingDown: () => boolean) {
       isShuttingDown,
       publicUrl: config.publicUrl,
       catalog: API_CATALOG,
+      metricsHere: config.metricsListener === undefined,
     }),
     docsRoutes(),
     treasuryRoutes({ auth: tokenAuth, accounts }),

@@ -4,9 +4,13 @@
  * (base/closeables.ts, base/shutdown-signals.ts): stop accepting, drain in-flight requests, stop the
  * ledger verifier, the rate-limit clean-up, the retired-key reconciler, the expired-reservation sweeper, the
  * payment-identifier sweeper and the parent watch, close the pay path's connections and the signer client,
- * destroy the pool, stop the embedded database if we started it. Every step is attempted and logged (`shutdown
- * step`, with its duration and outcome); the exit code is 1 if any failed. A second signal exits at once.
+ * close the metrics listener (TREASURY_METRICS_PORT: /metrics there and no longer on the API's own listener;
+ * scraped while the API drains), destroy the pool, stop the embedded database if we started it. Every step is
+ * attempted and logged (`shutdown step`, with its duration and outcome); the exit code is 1 if any failed. A
+ * second signal exits at once.
  */
+import http from 'node:http';
+import type { Registry } from 'prom-client';
 import { loadAppConfig } from './config/app-config.js';
 import { productionRefusal } from './config/production-mode.js';
 import { installedPayFaultHooks } from './pay/pay-fault-hooks.js';
@@ -67,6 +71,32 @@ function startWorkers(app: TreasuryApp, log: Logger): Closeable[] {
   ];
 }
 
+/** GET /metrics of `registry`, alone, on `at` (TREASURY_METRICS_PORT/_HOST): anything else is 404. */
+function listenMetrics(registry: Registry, at: { host: string; port: number }): Promise<http.Server> {
+  const server = http.createServer({ maxHeaderSize: 16 * 1024, requestTimeout: 30_000 }, (req, res) => {
+    if ((req.method !== 'GET' && req.method !== 'HEAD') || req.url !== '/metrics') return void res.writeHead(404).end();
+    registry.metrics().then(
+      (text) => res.writeHead(200, { 'content-type': registry.contentType }).end(text),
+      () => res.writeHead(500).end(),
+    );
+  });
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(at.port, at.host, () => resolve(server));
+  });
+}
+
+/** The metrics listener's closing step, when there is one: it stops accepting; a scrape still open is cut. */
+function metricsCloseables(server: http.Server | undefined): Closeable[] {
+  if (!server) return [];
+  const close = () => {
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    server.closeAllConnections();
+    return closed;
+  };
+  return [closeable('metrics_listener', close, 2_000)];
+}
+
 async function main(): Promise<void> {
   const refusal = productionRefusal(process.env, {
     execArgv: process.execArgv,
@@ -106,10 +136,12 @@ async function main(): Promise<void> {
     log.warn({ socket: config.signerSocket }, 'signer not reachable yet; /readyz answers 503 until it is');
   // The process's own background loops, closed after the drain and before the pool (the app's come first).
   const workers = startWorkers(app, log);
+  let metricsServer: http.Server | undefined;
   const shutdown = installShutdown({
     log,
     closeables: () => [
       ...app.closeables(workers),
+      ...metricsCloseables(metricsServer),
       closeable('database_pool', () => knex.destroy(), 5_000),
       closeable('embedded_database', () => db.stop(), 20_000),
     ],
@@ -118,10 +150,14 @@ async function main(): Promise<void> {
     // Started by the sandbox: never outlive it, even if it was killed without a chance to stop us.
     workers.push(watchParent(shutdown));
   }
+  if (config.metricsListener) metricsServer = await listenMetrics(app.metrics.registry, config.metricsListener);
   await app.listen(config.port, config.host);
   log.info(
     {
       url: `${config.tls ? 'https' : 'http'}://${config.host}:${config.port}`,
+      metrics_url: config.metricsListener
+        ? `http://${config.metricsListener.host}:${config.metricsListener.port}/metrics`
+        : `${config.tls ? 'https' : 'http'}://${config.host}:${config.port}/metrics`,
       embedded_database: db.embedded,
       production: config.production,
     },

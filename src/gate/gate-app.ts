@@ -3,7 +3,9 @@
  * reporter (the gate bearer, to /v1/gate/ledger…), the replay guard, the payment-identifier store
  * (./payment-id-store.ts) and the paywall core shared by every seller, the catalogue source, the origin proxy
  * and the HTTP server; `listen` and an ordered `close` (stop accepting, drain, stop the catalogue refresh, send
- * the last ledger and uptime reports, close origin connections). The uptime counts (uptime-buckets.ts) are
+ * the last ledger and uptime reports, close origin connections, close the metrics listener). With
+ * GATE_METRICS_PORT, GET /metrics is served on a listener of its own (and not by the gate's: gate-server.ts),
+ * which listens before the gate does and closes last. The uptime counts (uptime-buckets.ts) are
  * recorded per proxied request and reported on a timer; with GATE_PUBLIC_URL, the gate's public address is
  * proven to the platform once it listens (gate-address-proof.ts).
  * main.ts starts it from the environment; tests and the sandbox start it in-process.
@@ -12,7 +14,7 @@
  * gate, whatever the seller). Does not defend against: a second gate process — its replay guard is its own
  * (the token's on-chain nonce is the final guard, as for two middleware replicas).
  */
-import type http from 'node:http';
+import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { closeable, type Closeable } from '../../base/closeables.js';
 import { resolveFacilitator, type FacilitatorLike } from '../x402/facilitator-client.js';
@@ -34,6 +36,8 @@ import { createAddressProof, type GateAddressProof } from './gate-address-proof.
 
 export interface GateApp {
   server: http.Server;
+  /** With GATE_METRICS_PORT: the listener of GET /metrics alone. */
+  metricsServer: http.Server | undefined;
   catalogue: CatalogueSource;
   metrics: GateMetrics;
   ledger: LedgerReporter;
@@ -49,6 +53,46 @@ export interface GateApp {
 }
 
 const silentLogger: X402Logger = { debug() {}, info() {}, warn() {}, error() {} };
+
+/** The metrics listener: GET (or HEAD) /metrics from the gate's registry; anything else is 404. */
+function createMetricsServer(metrics: GateMetrics): http.Server {
+  const server = http.createServer((req, res) => {
+    if ((req.method !== 'GET' && req.method !== 'HEAD') || req.url !== '/metrics') return void res.writeHead(404).end();
+    metrics.registry.metrics().then(
+      (text) => res.writeHead(200, { 'content-type': metrics.registry.contentType }).end(text),
+      () => res.writeHead(500).end(),
+    );
+  });
+  server.requestTimeout = 30_000;
+  server.headersTimeout = 10_000;
+  return server;
+}
+
+/**
+ * The metrics listener's closing step, when there is one: last, so it is scraped while the gate drains; a scrape
+ * still open then is cut (Prometheus asks again).
+ */
+function metricsListenerCloseables(server: http.Server | undefined): Closeable[] {
+  if (!server) return [];
+  const close = () => {
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    server.closeAllConnections();
+    return closed;
+  };
+  return [closeable('metrics_listener', close)];
+}
+
+/** `server` listening on `at` (nothing when either is absent: no metrics listener configured). */
+async function listenOn(
+  server: http.Server | undefined,
+  at: { port: number; host: string } | undefined,
+): Promise<void> {
+  if (!server || !at) return;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(at.port, at.host, () => resolve());
+  });
+}
 
 export interface GateAppOptions {
   logger?: X402Logger;
@@ -89,6 +133,7 @@ export function createGateApp(config: GateConfig, options: GateAppOptions = {}):
   const recording = config.uptimeReportMs > 0 ? uptime.buckets : undefined;
   const address = createAddressProof(config, doFetch, logger);
   const server = createGateServer({ config, catalogue, core, proxy, metrics, logger, uptime: recording, address });
+  const metricsServer = config.metricsListener ? createMetricsServer(metrics) : undefined;
   let drained: Promise<void> = Promise.resolve();
 
   const closeables = (): Closeable[] => [
@@ -113,10 +158,12 @@ export function createGateApp(config: GateConfig, options: GateAppOptions = {}):
     closeable('ledger_reports', () => ledger.flush(), 15_000),
     closeable('uptime_reports', () => uptime.reporter.close(), 5_000),
     closeable('origin_connections', () => proxy.close()),
+    ...metricsListenerCloseables(metricsServer),
   ];
 
   return {
     server,
+    metricsServer,
     catalogue,
     metrics,
     ledger,
@@ -125,10 +172,8 @@ export function createGateApp(config: GateConfig, options: GateAppOptions = {}):
     async listen() {
       void catalogue.start();
       uptime.reporter.start();
-      await new Promise<void>((resolve, reject) => {
-        server.once('error', reject);
-        server.listen(config.port, config.host, () => resolve());
-      });
+      await listenOn(metricsServer, config.metricsListener);
+      await listenOn(server, config);
       // The platform fetches the token from the public address: only once the gate answers there.
       void address?.start();
       const { port } = server.address() as AddressInfo;

@@ -6,7 +6,8 @@
  * Defends against: a gate starting with a bearer that is not a PAT, a platform or facilitator URL that is not
  * http(s) or carries credentials, limits out of range, private origins reached without the operator asking, the
  * sandbox's switches in production mode, and there a platform or facilitator URL in plain http to another host
- * (the PAT in clear, a facilitator's answer forged on the path).
+ * (the PAT in clear, a facilitator's answer forged on the path) and `/metrics` on the gate's public listener
+ * (every seller's counts to whoever reaches the gate) without the operator saying a proxy keeps it from the public.
  * Does not defend against: a bearer without the gate scope (the platform refuses it at the first catalogue
  * load, and the gate stays not ready).
  */
@@ -30,6 +31,14 @@ const httpUrl = z
 const envSchema = z.object({
   GATE_HOST: z.string().min(1).default('127.0.0.1'),
   GATE_PORT: port.default(8404),
+  /**
+   * A listener of its own for GET /metrics (on GATE_METRICS_HOST); set, the gate's listener answers /metrics as
+   * any unknown path. Unset: /metrics on the gate's listener, which production mode refuses unless
+   * GATE_METRICS_ON_PUBLIC_LISTENER=1 (a proxy in front keeps the path from the public).
+   */
+  GATE_METRICS_PORT: port.optional(),
+  GATE_METRICS_HOST: z.string().min(1).default('127.0.0.1'),
+  GATE_METRICS_ON_PUBLIC_LISTENER: z.enum(['0', '1']).default('0'),
   /** The gate bearer: a PAT carrying the gate scope (alone, or beside a Treasury scope). */
   GATE_TOKEN: z
     .string()
@@ -108,6 +117,8 @@ const envSchema = z.object({
 export interface GateConfig {
   host: string;
   port: number;
+  /** GATE_METRICS_PORT/_HOST: /metrics on a listener of its own; undefined: on the gate's listener. */
+  metricsListener: Readonly<{ host: string; port: number }> | undefined;
   token: string;
   apiUrl: string;
   facilitatorUrl: string | undefined;
@@ -118,7 +129,10 @@ export interface GateConfig {
   solanaFacilitatorUrl: string | undefined;
   solanaNetwork: string;
   baseDomain: string | undefined;
-  /** GATE_PUBLIC_URL, canonical (no trailing `/`): the address the gate proves to the platform. */
+  /**
+   * GATE_PUBLIC_URL, canonical (no trailing `/`): the address the gate proves to the platform, and whose scheme
+   * the 402 challenge's resource URL names (a TLS-terminating front: https, not the gate's own http).
+   */
   publicUrl: string | undefined;
   refreshMs: number;
   /** GATE_UPTIME_REPORT_MS: how often uptime counts are reported (0: not recorded nor reported). */
@@ -172,7 +186,21 @@ function productionProblems(e: z.infer<typeof envSchema>, publicUrl: string | un
     problems.push('XX_ALLOW_LOCAL_ONLY: is a sandbox-only switch; unset it in production mode');
   if (e.GATE_ALLOW_PRIVATE_ORIGINS === '1')
     problems.push('GATE_ALLOW_PRIVATE_ORIGINS: is a sandbox-only switch; unset it in production mode');
+  if (e.GATE_METRICS_PORT === undefined && e.GATE_METRICS_ON_PUBLIC_LISTENER !== '1')
+    problems.push(
+      "GATE_METRICS_PORT: is not set: production serves /metrics on a listener of its own (GATE_METRICS_PORT, on GATE_METRICS_HOST, 127.0.0.1 by default), or on the gate's listener only with GATE_METRICS_ON_PUBLIC_LISTENER=1 when a proxy in front keeps /metrics from the public",
+    );
   return problems;
+}
+
+/** GATE_METRICS_PORT and GATE_METRICS_ON_PUBLIC_LISTENER=1 say opposite things: refused in every mode. */
+function metricsListenerOf(e: z.infer<typeof envSchema>): GateConfig['metricsListener'] {
+  if (e.GATE_METRICS_PORT === undefined) return undefined;
+  if (e.GATE_METRICS_ON_PUBLIC_LISTENER === '1')
+    throw new GateConfigError([
+      'GATE_METRICS_ON_PUBLIC_LISTENER: is 1 while GATE_METRICS_PORT gives /metrics a listener of its own; unset one of them',
+    ]);
+  return Object.freeze({ host: e.GATE_METRICS_HOST, port: e.GATE_METRICS_PORT });
 }
 
 /** The gate's variables, for the generated configuration reference (docs/configuration.md). */
@@ -193,6 +221,7 @@ export function loadGateConfig(env: Readonly<Record<string, string | undefined>>
   return Object.freeze({
     host: e.GATE_HOST,
     port: e.GATE_PORT,
+    metricsListener: metricsListenerOf(e),
     token: e.GATE_TOKEN,
     apiUrl: e.GATE_API_URL,
     facilitatorUrl: e.FACILITATOR_URL,

@@ -4,8 +4,10 @@
  *      resolved two ways is 400 `gate_path_refused`; the accepted one is what is priced and what the origin
  *      receives, unchanged;
  *   2. its own routes, unless the request is routed by host: `GET /livez`, `GET /readyz` (503 until the first
- *      catalogue), `GET /metrics`, and with GATE_PUBLIC_URL `GET /.well-known/xx-gate-verification.txt` (the
- *      account's token, once the platform issued it: gate-address-proof.ts);
+ *      catalogue), `GET /metrics` unless GATE_METRICS_PORT gives it a listener of its own (then it is routed as
+ *      any other path: 404 `gate_seller_not_found`), and with GATE_PUBLIC_URL
+ *      `GET /.well-known/xx-gate-verification.txt` (the account's token, once the platform issued it:
+ *      gate-address-proof.ts);
  *   3. the seller, by host or path prefix (gate-router.ts); none → 404 `gate_seller_not_found`; no catalogue
  *      yet → 503 `gate_not_ready` with `Retry-After: 5`;
  *   4. the request body, read and counted whatever the method (request-body.ts): over the cap → 413
@@ -23,8 +25,11 @@
  * Defends against: selling what the seller did not register or price (no default price; unknown paths are 404),
  * a path priced as one route and served as another, a method priced as one and run as another (an override),
  * anything reaching the origin unpaid but what the seller made free, a crash in one request taking the process
- * down (500 `internal_error`, logged). Does not defend against: a buyer's Host header naming the challenge's
- * resource URL wrongly (the resource is informational; the terms are the catalogue's).
+ * down (500 `internal_error`, logged), every seller's counts readable on the public port once the operator gave
+ * /metrics a listener of its own. The challenge's resource URL names the scheme of GATE_PUBLIC_URL (a TLS front's
+ * https) or, without one, the gate's own http — never a scheme a request header claims. Does not defend against: a
+ * buyer's Host header naming the challenge's resource URL wrongly (the resource is informational; the terms are the
+ * catalogue's).
  */
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import { HEALTH_PATH, PaidRequestCore, type PaidRequest } from '../x402/seller/paid-request.js';
@@ -84,7 +89,7 @@ async function ownRoute(deps: GateServerDeps, req: IncomingMessage, res: ServerR
         .end(`${token}\n`);
     return true;
   }
-  if (req.url === '/metrics') {
+  if (req.url === '/metrics' && !deps.config.metricsListener) {
     const text = await deps.metrics.registry.metrics();
     res.writeHead(200, { 'content-type': deps.metrics.registry.contentType });
     res.end(text);
@@ -110,6 +115,11 @@ function answerOptions(req: IncomingMessage, res: ServerResponse, seller: GateSe
   const asked = req.headers['access-control-request-headers'];
   res.writeHead(204, preflightHeaders(entries, { origin, requestHeaders: Array.isArray(asked) ? asked[0] : asked }));
   res.end();
+}
+
+/** The scheme buyers reach the gate by: GATE_PUBLIC_URL's (https behind a TLS front), else the gate's own http. */
+function resourceScheme(config: GateConfig): 'http' | 'https' {
+  return config.publicUrl?.startsWith('https://') ? 'https' : 'http';
 }
 
 export async function handleGateRequest(
@@ -158,7 +168,7 @@ export async function handleGateRequest(
   const paid: PaidRequest = {
     method,
     path: routed.originPath,
-    href: `http://${host}${target.url}`,
+    href: `${resourceScheme(config)}://${host}${target.url}`,
     prefix: routed.prefix,
     header: (name) => req.headers[name],
     bodySha256: () => bodySha256(read.body),

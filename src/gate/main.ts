@@ -1,8 +1,10 @@
 /**
  * treasury-gate entry point (`npm run gate`, the Dockerfile's `gate` target; docs/gate.md): configuration from
- * the environment (gate-config.ts), then the gate (gate-app.ts) listening; SIGTERM/SIGINT close it in order,
+ * the environment (gate-config.ts), then the gate (gate-app.ts) listening (and its metrics listener, with
+ * GATE_METRICS_PORT); SIGTERM/SIGINT close it in order,
  * each step bounded and logged (base/shutdown-signals.ts). Logs are JSON lines (pino) with the bearer redacted.
  */
+import type { AddressInfo } from 'node:net';
 import { pino } from 'pino';
 import type { Closeable } from '../../base/closeables.js';
 import { installShutdown, watchParent } from '../../base/shutdown-signals.js';
@@ -28,7 +30,16 @@ async function main(): Promise<void> {
   // Started by the sandbox: never outlive it.
   if (config.exitWithParent) watchers.push(watchParent(shutdown));
   const url = await gate.listen();
-  log.info({ url, api_url: config.apiUrl, facilitator: config.facilitatorUrl !== undefined }, 'treasury-gate ready');
+  const metrics = gate.metricsServer?.address() as AddressInfo | null | undefined;
+  log.info(
+    {
+      url,
+      metrics_url: metrics ? `http://${config.metricsListener?.host}:${metrics.port}/metrics` : `${url}/metrics`,
+      api_url: config.apiUrl,
+      facilitator: config.facilitatorUrl !== undefined,
+    },
+    'treasury-gate ready',
+  );
 }
 
 main().catch((err: unknown) => {

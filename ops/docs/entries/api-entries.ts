@@ -7,6 +7,15 @@ import type { Entries } from './entry.js';
 export const API_ENTRIES: Entries = {
   TREASURY_HOST: { meaning: 'listen address (the image sets `0.0.0.0`)' },
   TREASURY_PORT: { meaning: 'listen port' },
+  TREASURY_METRICS_PORT: {
+    meaning:
+      "a listener of its own for GET /metrics (plain HTTP); set, the API's port answers /metrics 404; production mode needs it or TREASURY_METRICS_ON_PUBLIC_LISTENER=1",
+  },
+  TREASURY_METRICS_HOST: { meaning: 'address the metrics listener binds (compose: `0.0.0.0`, internal network only)' },
+  TREASURY_METRICS_ON_PUBLIC_LISTENER: {
+    meaning:
+      "`1`: /metrics on the API's port in production mode (a proxy in front keeps it from the public); refused together with TREASURY_METRICS_PORT",
+  },
   DATABASE_URL: {
     meaning:
       'PostgreSQL connection string; unset: an embedded PostgreSQL under `<data dir>/pg` (sandbox only: production mode refuses to start without it)',

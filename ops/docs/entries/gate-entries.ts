@@ -7,6 +7,15 @@ import type { Entries } from './entry.js';
 export const GATE_ENTRIES: Entries = {
   GATE_HOST: { meaning: 'listen address' },
   GATE_PORT: { meaning: 'listen port' },
+  GATE_METRICS_PORT: {
+    meaning:
+      "a listener of its own for GET /metrics (plain HTTP); set, the gate's port serves /metrics as any seller path; production mode needs it or GATE_METRICS_ON_PUBLIC_LISTENER=1",
+  },
+  GATE_METRICS_HOST: { meaning: 'address the metrics listener binds' },
+  GATE_METRICS_ON_PUBLIC_LISTENER: {
+    meaning:
+      "`1`: /metrics on the gate's port in production mode (a proxy in front keeps it from the public); refused together with GATE_METRICS_PORT",
+  },
   GATE_TOKEN: {
     meaning: 'the gate bearer: a PAT carrying the gate scope (alone, or beside a Treasury scope); required',
   },
@@ -26,7 +35,7 @@ export const GATE_ENTRIES: Entries = {
   },
   GATE_PUBLIC_URL: {
     meaning:
-      "the gate's public base URL (scheme, host, optional port; https in production mode), proven to the platform at start (`/.well-known/xx-gate-verification.txt`) so discovery lists the account's sellers at `<url>/<slug>`; unset: not listed",
+      "the gate's public base URL (scheme, host, optional port; https in production mode), proven to the platform at start (`/.well-known/xx-gate-verification.txt`) so discovery lists the account's sellers at `<url>/<slug>`, and whose scheme the 402 challenge's resource URL names (https behind a TLS front); unset: not listed, and the challenge names http",
   },
   GATE_REFRESH_MS: { meaning: 'how often the catalogue is read again; a failed read keeps the last good one' },
   GATE_UPTIME_REPORT_MS: {

@@ -14,6 +14,7 @@ import { isLoopbackUrl } from '../net/loopback-url.js';
 import { readTls } from './read-tls.js';
 import { rateLimitConfigOf, rateLimitEnvShape, type RateLimitConfig } from './rate-limit-config.js';
 import { sellerBoundsConfigOf, sellerBoundsEnvShape, type SellerBoundsConfig } from './seller-bounds-config.js';
+import { metricsEnvShape, metricsListenerOf, type MetricsListenerConfig } from './metrics-listener-config.js';
 
 const port = z.coerce.number().int().min(1).max(65535);
 /** An http URL on this machine (127.0.0.0/8, [::1], localhost): the sandbox's own services. */
@@ -28,6 +29,7 @@ const envUsd = (fallback: string) =>
 const envSchema = z.object({
   TREASURY_HOST: z.string().default('127.0.0.1'),
   TREASURY_PORT: port.default(8402),
+  ...metricsEnvShape,
   DATABASE_URL: z.string().url().optional(),
   TREASURY_DATA_DIR: z.string().default('.treasury'),
   TREASURY_EMBEDDED_PG_PORT: port.default(54329),
@@ -191,6 +193,7 @@ export interface SessionLimits {
 export type AppConfig = Readonly<{
   host: string;
   port: number;
+  metricsListener: MetricsListenerConfig;
   databaseUrl: string | undefined;
   dataDir: string;
   embeddedPgPort: number;
@@ -270,9 +273,11 @@ export function loadAppConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   }
   const e = parsed.data;
   const dataDir = path.resolve(e.TREASURY_DATA_DIR);
+  const publicUrl = new URL(e.TREASURY_PUBLIC_URL ?? `http://${e.TREASURY_HOST}:${e.TREASURY_PORT}`).origin;
   return Object.freeze({
     host: e.TREASURY_HOST,
     port: e.TREASURY_PORT,
+    metricsListener: metricsListenerOf(e),
     databaseUrl: e.DATABASE_URL,
     dataDir,
     embeddedPgPort: e.TREASURY_EMBEDDED_PG_PORT,
@@ -320,7 +325,7 @@ export function loadAppConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     authCacheMs: e.TREASURY_AUTH_CACHE_MS,
     discoveryCacheMs: e.TREASURY_DISCOVERY_CACHE_MS,
     exitWithParent: e.TREASURY_EXIT_WITH_PARENT === '1',
-    publicUrl: new URL(e.TREASURY_PUBLIC_URL ?? `http://${e.TREASURY_HOST}:${e.TREASURY_PORT}`).origin,
+    publicUrl,
     sessionTtlSeconds: e.TREASURY_SESSION_TTL_SECONDS,
     verifyAllowPrivate: e.TREASURY_VERIFY_ALLOW_PRIVATE === '1',
     outboundAllowedPorts: e.TREASURY_OUTBOUND_ALLOWED_PORTS,
@@ -329,10 +334,7 @@ export function loadAppConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     production: e.NODE_ENV === 'production' || e.TREASURY_ENV === 'production',
     tls: readTls(e.TREASURY_TLS_CERT_FILE, e.TREASURY_TLS_KEY_FILE),
     behindTlsProxy: e.TREASURY_BEHIND_TLS_PROXY === '1',
-    dashboardUrl: (
-      e.TREASURY_DASHBOARD_URL ??
-      `${new URL(e.TREASURY_PUBLIC_URL ?? `http://${e.TREASURY_HOST}:${e.TREASURY_PORT}`).origin}/dashboard`
-    ).replace(/\/+$/, ''),
+    dashboardUrl: (e.TREASURY_DASHBOARD_URL ?? `${publicUrl}/dashboard`).replace(/\/+$/, ''),
   });
 }
 

@@ -11,13 +11,16 @@
  * token a person typed (short, or too few distinct characters to be random); trusted proxies that cover public
  * addresses (every client could then choose its own X-Forwarded-For and escape the per-address limits:
  * ../net/trusted-proxy-breadth.ts has the rule); an upstream in plain http to another host (facilitator,
- * JSON-RPC: forged answers on the path; http only to loopback, ../../shared/plain-http-upstream.ts).
+ * JSON-RPC: forged answers on the path; http only to loopback, ../../shared/plain-http-upstream.ts); Prometheus
+ * /metrics on the API's own listener (every tenant's counts to whoever reaches it) unless the operator gave it a
+ * listener of its own or said a proxy in front keeps it from the public (./metrics-listener-config.ts).
  * Does not defend: a proxy that claims TLS and does not terminate it; a random-looking token that leaked.
  * Outside production mode nothing here applies (the sandbox and the tests run as before).
  */
 import { isPlainHttpOffHost } from '../../shared/plain-http-upstream.js';
 import { parseTrustedProxies } from '../net/client-address-key.js';
 import { publicTrustedRange } from '../net/trusted-proxy-breadth.js';
+import { metricsListenerRefusal } from './metrics-listener-config.js';
 
 export interface ProductionRefusal {
   /** The environment variable (or process option) to change. */
@@ -126,6 +129,8 @@ export function productionRefusal(
       setting: 'TREASURY_PUBLIC_URL',
       reason: 'must be the https:// origin clients reach the API at (sign-in messages name it)',
     };
+  const metrics = metricsListenerRefusal(env);
+  if (metrics) return metrics;
   const upstream = plainHttpUpstreamRefusal(env);
   if (upstream) return upstream;
   const proxies = trustedProxiesRefusal(env.TREASURY_TRUSTED_PROXIES);

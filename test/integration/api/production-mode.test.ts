@@ -3,7 +3,7 @@
  * sound production environment minus one setting, refuses to start — exit 1 and one line naming that
  * setting — before it opens a database, a socket or a port. The control: the same sound environment passes
  * every check and fails only later, reaching for a database that is not there; with TLS files it starts and
- * serves HTTPS itself.
+ * serves HTTPS itself (and /metrics on its own plain-HTTP loopback listener, TREASURY_METRICS_PORT).
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -29,6 +29,7 @@ function soundProductionEnv(): Record<string, string> {
     TREASURY_ADMIN_TOKEN: randomBytes(32).toString('base64url'),
     TREASURY_SIGNER_SOCKET: '/nonexistent/signer.sock',
     TREASURY_PORT: '9',
+    TREASURY_METRICS_PORT: '10',
   };
 }
 
@@ -139,6 +140,30 @@ describe('production mode: treasury-api refuses unsafe settings (one line naming
     assert.match(exit.lines.join('\n'), /treasury-api failed to start/);
   });
 
+  it('no metrics listener: /metrics on the API listener unless TREASURY_METRICS_ON_PUBLIC_LISTENER=1 says so', async () => {
+    assertRefused(await runApi({ ...soundProductionEnv(), TREASURY_METRICS_PORT: undefined }), 'TREASURY_METRICS_PORT');
+    assertRefused(
+      await runApi({
+        ...soundProductionEnv(),
+        TREASURY_METRICS_PORT: undefined,
+        TREASURY_METRICS_ON_PUBLIC_LISTENER: '0',
+      }),
+      'TREASURY_METRICS_PORT',
+    );
+    const optedOut = await runApi({
+      ...soundProductionEnv(),
+      TREASURY_METRICS_PORT: undefined,
+      TREASURY_METRICS_ON_PUBLIC_LISTENER: '1',
+    });
+    assert.doesNotMatch(optedOut.lines.join('\n'), /refuses to start/);
+    assert.match(optedOut.lines.join('\n'), /treasury-api failed to start/);
+    assert.doesNotMatch(optedOut.lines.join('\n'), /TREASURY_METRICS/);
+    // Both at once say opposite things: the configuration is refused, naming the opt-out.
+    const both = await runApi({ ...soundProductionEnv(), TREASURY_METRICS_ON_PUBLIC_LISTENER: '1' });
+    assert.equal(both.code, 1);
+    assert.match(both.lines.join('\n'), /TREASURY_METRICS_ON_PUBLIC_LISTENER: is 1 while TREASURY_METRICS_PORT/);
+  });
+
   it('TREASURY_VERIFY_ALLOW_PRIVATE=1 (sandbox only)', async () => {
     const env = { ...soundProductionEnv(), TREASURY_VERIFY_ALLOW_PRIVATE: '1' };
     assertRefused(await runApi(env), 'TREASURY_VERIFY_ALLOW_PRIVATE');
@@ -182,6 +207,7 @@ describe('production mode: treasury-api refuses unsafe settings (one line naming
     const certificate = makeSelfSignedCertificate(dir, 'localhost');
     const db = await createTestDatabase();
     const port = await freePort();
+    const metricsPort = await freePort();
     const child = spawn(process.execPath, nodeArgsFor('src/api/main.ts'), {
       cwd: ROOT,
       env: {
@@ -192,6 +218,7 @@ describe('production mode: treasury-api refuses unsafe settings (one line naming
         TREASURY_TLS_CERT_FILE: certificate.cert,
         TREASURY_TLS_KEY_FILE: certificate.key,
         TREASURY_PORT: String(port),
+        TREASURY_METRICS_PORT: String(metricsPort),
         TREASURY_SIGNER_SOCKET: path.join(dir, 'absent.sock'),
         TREASURY_LOG_LEVEL: 'info',
       },
@@ -222,6 +249,9 @@ describe('production mode: treasury-api refuses unsafe settings (one line naming
         () => 0,
       );
       assert.notEqual(plain, 200);
+      // /metrics only on the metrics listener (plain HTTP, loopback), not on the public HTTPS port.
+      assert.equal(await get('/metrics'), 404);
+      assert.equal((await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).status, 200);
     } finally {
       child.kill('SIGKILL');
       await new Promise((r) => child.once('close', r));

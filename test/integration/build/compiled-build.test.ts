@@ -128,6 +128,7 @@ describe('compiled build: API and signer on plain node against PostgreSQL and So
         TREASURY_BEHIND_TLS_PROXY: '1',
         TREASURY_PUBLIC_URL: 'https://treasury.example.com',
         TREASURY_ADMIN_TOKEN: adminToken,
+        TREASURY_METRICS_ON_PUBLIC_LISTENER: '1',
       },
       { nodeArgs: [path.join(dist, 'src/api/main.js')], logs: true },
     );

@@ -1,7 +1,7 @@
 /**
  * The API's database session limits as configured: defaults a payment path can live with, 0 to leave the
  * server's setting, and a clear refusal of values that are not whole milliseconds in range; how long an idle
- * pooled connection stays open; how long a Solana blockhash is reused.
+ * pooled connection stays open; how long a Solana blockhash is reused; where /metrics is served.
  */
 import assert from 'node:assert/strict';
 import { loadAppConfig } from '../../../src/api/config/app-config.js';
@@ -58,5 +58,26 @@ describe('app config: the Solana blockhash reuse', () => {
     assert.equal(loadAppConfig({ TREASURY_SOLANA_BLOCKHASH_MAX_AGE_MS: '0' }).solanaBlockhashMaxAgeMs, 0);
     assert.equal(loadAppConfig({ TREASURY_SOLANA_BLOCKHASH_MAX_AGE_MS: '20000' }).solanaBlockhashMaxAgeMs, 20_000);
     refusesEach('TREASURY_SOLANA_BLOCKHASH_MAX_AGE_MS', ['-1', '20001', '1.5', 'often']);
+  });
+});
+
+describe('app config: the metrics listener', () => {
+  it("is none by default (/metrics on the API's listener); TREASURY_METRICS_PORT gives one, on 127.0.0.1 unless told", () => {
+    assert.equal(loadAppConfig({}).metricsListener, undefined);
+    assert.deepEqual(loadAppConfig({ TREASURY_METRICS_PORT: '9464' }).metricsListener, {
+      host: '127.0.0.1',
+      port: 9464,
+    });
+    const config = loadAppConfig({ TREASURY_METRICS_PORT: '9464', TREASURY_METRICS_HOST: '0.0.0.0' });
+    assert.deepEqual(config.metricsListener, { host: '0.0.0.0', port: 9464 });
+    refusesEach('TREASURY_METRICS_PORT', ['0', '65536', 'nine']);
+  });
+
+  it('refuses a port together with TREASURY_METRICS_ON_PUBLIC_LISTENER=1 (they say opposite things)', () => {
+    assert.throws(
+      () => loadAppConfig({ TREASURY_METRICS_PORT: '9464', TREASURY_METRICS_ON_PUBLIC_LISTENER: '1' }),
+      (err: unknown) =>
+        err instanceof Error && err.message.includes('invalid configuration: TREASURY_METRICS_ON_PUBLIC_LISTENER'),
+    );
   });
 });

@@ -35,7 +35,8 @@ describe('gate address: GATE_PUBLIC_URL', () => {
       (err: GateConfigError) => err.details.problems.some((p) => p.includes('https')),
     );
     assert.equal(
-      load({ GATE_PUBLIC_URL: 'https://gate.example', TREASURY_ENV: 'production' }).publicUrl,
+      load({ GATE_PUBLIC_URL: 'https://gate.example', TREASURY_ENV: 'production', GATE_METRICS_PORT: '9465' })
+        .publicUrl,
       'https://gate.example',
     );
   });
@@ -52,6 +53,7 @@ describe('gate address: GATE_PUBLIC_URL', () => {
     const dev = load(sandbox);
     assert.equal(dev.allowPrivateOrigins, true);
     assert.equal(dev.paywallEnv.XX_ALLOW_LOCAL_ONLY, '1');
-    assert.equal(load({ XX_ALLOW_LOCAL_ONLY: '0', TREASURY_ENV: 'production' }).allowPrivateOrigins, false);
+    const production = { XX_ALLOW_LOCAL_ONLY: '0', TREASURY_ENV: 'production', GATE_METRICS_PORT: '9465' };
+    assert.equal(load(production).allowPrivateOrigins, false);
   });
 });

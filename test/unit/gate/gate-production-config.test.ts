@@ -3,7 +3,8 @@
  * src/shared/plain-http-upstream.ts): GATE_API_URL (the PAT travels to it on every catalogue read),
  * FACILITATOR_URL and GATE_SOLANA_FACILITATOR_URL (their answers decide whether content is served) must be
  * https, or http to this machine only (localhost, 127.0.0.0/8, ::1: a sidecar). Outside production mode
- * http anywhere stays allowed (the sandbox, the tests).
+ * http anywhere stays allowed (the sandbox, the tests). And /metrics: production mode needs a listener of its own
+ * (GATE_METRICS_PORT) or the operator's GATE_METRICS_ON_PUBLIC_LISTENER=1; the two together are refused anywhere.
  */
 import assert from 'node:assert/strict';
 import { GateConfigError, loadGateConfig } from '../../../src/gate/gate-config.js';
@@ -16,6 +17,7 @@ const SOUND = {
   GATE_API_URL: 'https://treasury.example.com',
   FACILITATOR_URL: 'https://facilitator.example.com',
   GATE_SOLANA_FACILITATOR_URL: 'https://solana-facilitator.example.com',
+  GATE_METRICS_PORT: '9465',
 };
 const load = (env: Record<string, string>) => loadGateConfig({ ...SOUND, ...env });
 const UPSTREAMS = ['GATE_API_URL', 'FACILITATOR_URL', 'GATE_SOLANA_FACILITATOR_URL'] as const;
@@ -71,5 +73,32 @@ describe('gate production mode: upstream URLs', () => {
   it('keeps http anywhere outside production mode', () => {
     const config = load({ NODE_ENV: 'development', GATE_API_URL: 'http://api.internal:8402' });
     assert.equal(config.apiUrl, 'http://api.internal:8402');
+  });
+});
+
+describe('gate production mode: the metrics listener', () => {
+  it('refuses /metrics on the gate listener (no GATE_METRICS_PORT), naming GATE_METRICS_PORT', () => {
+    assert.throws(
+      () => loadGateConfig({ ...SOUND, GATE_METRICS_PORT: undefined }),
+      (err: unknown) =>
+        err instanceof GateConfigError && err.details.problems.some((p) => p.startsWith('GATE_METRICS_PORT:')),
+    );
+  });
+
+  it('accepts a metrics listener (127.0.0.1 unless GATE_METRICS_HOST), or the explicit opt-out', () => {
+    assert.deepEqual(load({}).metricsListener, { host: '127.0.0.1', port: 9465 });
+    assert.deepEqual(load({ GATE_METRICS_HOST: '10.0.0.7' }).metricsListener, { host: '10.0.0.7', port: 9465 });
+    const optedOut = loadGateConfig({ ...SOUND, GATE_METRICS_PORT: undefined, GATE_METRICS_ON_PUBLIC_LISTENER: '1' });
+    assert.equal(optedOut.metricsListener, undefined);
+  });
+
+  it('outside production mode: /metrics on the gate listener by default; a port and the opt-out together are refused', () => {
+    assert.equal(loadGateConfig({ GATE_TOKEN: TOKEN }).metricsListener, undefined);
+    assert.throws(
+      () => loadGateConfig({ GATE_TOKEN: TOKEN, GATE_METRICS_PORT: '9465', GATE_METRICS_ON_PUBLIC_LISTENER: '1' }),
+      (err: unknown) =>
+        err instanceof GateConfigError &&
+        err.details.problems.some((p) => p.startsWith('GATE_METRICS_ON_PUBLIC_LISTENER:')),
+    );
   });
 });

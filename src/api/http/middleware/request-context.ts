@@ -1,7 +1,8 @@
 /**
  * Request id (echoed as X-Request-Id; a caller-supplied id is kept only if it is short and plain),
  * latency metrics by route template, and one structured access-log line per request (no bodies, no
- * Authorization header).
+ * Authorization header) — but for a served /metrics scrape: a /metrics the app refuses (404 once it has a
+ * listener of its own, src/api/http/routes/ops-routes.ts) is logged as any other request.
  */
 import { randomUUID } from 'node:crypto';
 import type { Middleware } from 'koa';
@@ -25,7 +26,7 @@ export function requestContext(log: Logger, metrics: TreasuryMetrics): Middlewar
       metrics.httpDuration.observe({ method: ctx.method, route }, seconds);
       metrics.httpRequests.inc({ method: ctx.method, route, status: String(ctx.status) });
       // At warn and above (a loaded deployment's usual level) nothing of the line is built.
-      if (route !== '/metrics' && log.isLevelEnabled('info')) {
+      if ((route !== '/metrics' || ctx.status !== 200) && log.isLevelEnabled('info')) {
         log.info(
           {
             request_id: requestId,

@@ -39,9 +39,11 @@ export const OPERATIONS_CATALOG: CatalogEntry[] = [
     method: 'GET',
     path: '/metrics',
     operationId: 'getMetrics',
-    summary: 'Prometheus metrics',
+    summary:
+      'Prometheus metrics, on this listener unless TREASURY_METRICS_PORT gives them one of their own (then 404 here; production mode needs one, or TREASURY_METRICS_ON_PUBLIC_LISTENER=1)',
     auth: 'none',
     replies: { 200: PROMETHEUS },
+    errors: ['not_found'],
   },
   {
     method: 'GET',

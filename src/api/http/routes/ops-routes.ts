@@ -1,6 +1,8 @@
 /**
  * Liveness (/livez, /health), readiness (/readyz: database and signer) and Prometheus /metrics. Not ready is
- * 503 with `error_code: "not_ready"` (and its user_message) beside which part is down.
+ * 503 with `error_code: "not_ready"` (and its user_message) beside which part is down. With TREASURY_METRICS_PORT
+ * /metrics has a listener of its own (src/api/main.ts) and no route here (`metricsHere: false`): the API's port
+ * answers it 404 `not_found`, as any path it does not serve, so every tenant's counts are not readable there.
  *
  * Defends: /readyz as an amplifier — it is public and asks PostgreSQL and the signer (its HSM session) each
  * time, so the requests that arrive while a check is in flight share that check and its answer: however many
@@ -25,6 +27,8 @@ export function opsRoutes(deps: {
   publicUrl: string;
   /** Every route's catalogue entry (src/api/api-catalog.ts): the source of GET /v1/openapi.json. */
   catalog: readonly CatalogEntry[];
+  /** false: /metrics is served on a listener of its own (TREASURY_METRICS_PORT), not by this app. */
+  metricsHere?: boolean;
 }): Router {
   const router = new Router();
   let openapi: unknown;
@@ -59,9 +63,10 @@ export function opsRoutes(deps: {
         : { error_code: 'not_ready', user_message: ERROR_CODES.not_ready.message, status: 'not_ready', ...state }
     ) satisfies Readiness;
   });
-  router.get('/metrics', async (ctx) => {
-    ctx.type = deps.metrics.registry.contentType;
-    ctx.body = await deps.metrics.registry.metrics();
-  });
+  if (deps.metricsHere !== false)
+    router.get('/metrics', async (ctx) => {
+      ctx.type = deps.metrics.registry.contentType;
+      ctx.body = await deps.metrics.registry.metrics();
+    });
   return router;
 }
