@@ -235,7 +235,10 @@ function readyFields(config: SignerConfig) {
         }),
     key_cache: config.backend.cacheSize,
     recovery: RECOVERY_IMPLEMENTATION,
-    allowed_tokens: config.invariants.allowedTokens.map((t) => `${t.chainId}:${t.address}`),
+    allowed_tokens: [
+      ...config.invariants.allowedTokens.map((t) => `${t.chainId}:${t.address}`),
+      ...config.solana.allowedMints.map((m) => `${m.network}:${m.mint}`),
+    ],
     max_per_signature: String(config.invariants.maxValue),
     wallet_limits: Object.fromEntries(config.walletLimits.map((l) => [l.name, String(l.max)])),
     limits_state_file: config.limitsStateFile ?? null,
