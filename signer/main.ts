@@ -237,7 +237,7 @@ function readyFields(config: SignerConfig) {
     recovery: RECOVERY_IMPLEMENTATION,
     allowed_tokens: [
       ...config.invariants.allowedTokens.map((t) => `${t.chainId}:${t.address}`),
-      ...config.solana.allowedMints.map((m) => `${m.network}:${m.mint}`),
+      ...config.invariants.solana.allowedMints.map((m) => `${m.network}:${m.mint}`),
     ],
     max_per_signature: String(config.invariants.maxValue),
     wallet_limits: Object.fromEntries(config.walletLimits.map((l) => [l.name, String(l.max)])),
