@@ -176,6 +176,7 @@ export const SELLER_CATALOG: CatalogEntry[] = [
     summary: 'Create a service PAT',
     auth: 'owner_session',
     body: issuePatBodySchema,
+    bodyOptional: true,
     replies: { 201: createdPatSchema },
     errors: ['pat_limit_reached'],
   },
