@@ -19,7 +19,8 @@
  *   leading spaces dropped, a leading `.` or `[` read as `_` and a NUL ending the name (PHP), `_method[…]` too.
  * - on a POST with a body, a Content-Type that cannot be read one way: more than one media type (a `,`), or a
  *   multipart one whose boundary is missing or not plain — not a lower-case `boundary=` parameter, its value not
- *   1–70 RFC 2046 characters, or `boundary` written elsewhere in the header (Rack takes the last, PHP the first).
+ *   1–70 RFC 2046 characters, or `boundary` written elsewhere in the header (Rack takes the last, PHP the first);
+ *   or a multipart body with a part head origins could split into other headers (multipart-part-head.ts).
  * The body is the one the gate already read whole and counted (request-body.ts); nothing more is buffered.
  *
  * Defends against: a request priced as one method and run by the origin as another. Does not defend against: an
@@ -28,6 +29,8 @@
  * `_method` from a body type other than these on another method than POST.
  */
 import type { IncomingHttpHeaders } from 'node:http';
+import { isPlainPartHead } from './multipart-part-head.js';
+import { phpPartNames } from './php-part-name.js';
 import { buyerHeadersForOrigin, canonicalName, connectionListed } from './proxy-headers.js';
 
 const OVERRIDE_HEADERS = new Set(['x-http-method-override', 'x-http-method', 'x-method-override']);
@@ -113,8 +116,8 @@ function nameValues(line: string): string[] {
 
 /**
  * Could a multipart part's header block name the part `_method`? Its Content-Disposition `name` or `name*`
- * parameter, any `name=` on a line (Rack reads the last ` name=` of its Content-Disposition line), or a Content-ID
- * (Rack's name for a part without one).
+ * parameter (also as PHP reads it: php-part-name.ts), any `name=` on a line (Rack reads the last ` name=` of its
+ * Content-Disposition line), or a Content-ID (Rack's name for a part without one).
  */
 function partNamesMethod(head: string): boolean {
   for (const line of head.split(/\r?\n/)) {
@@ -124,6 +127,7 @@ function partNamesMethod(head: string): boolean {
     if (header === 'content-id' && isMethodParameter(line.slice(colon + 1))) return true;
     if (nameValues(line).some(isMethodParameter)) return true;
     if (header !== 'content-disposition') continue;
+    if (phpPartNames(line.slice(colon + 1)).some(isMethodParameter)) return true;
     for (const param of line.slice(colon + 1).split(';')) {
       const eq = param.indexOf('=');
       if (eq === -1) continue;
@@ -160,15 +164,17 @@ function boundaryOf(contentType: string): string | undefined {
 /**
  * Does a multipart body hold a part named `_method`? Every `--boundary` is looked at, wherever it is: a closing
  * one inside a value (not at a line start) does not end the parts for the origin, so it does not end them here.
+ * On a POST, a part head that is not plain (multipart-part-head.ts) counts as naming it (fail closed).
  */
-function multipartNamesMethod(body: Buffer, boundary: string): boolean {
+function multipartNamesMethod(body: Buffer, boundary: string, post: boolean): boolean {
   const delimiter = Buffer.from(`--${boundary}`, 'latin1');
   let at = body.indexOf(delimiter);
   while (at !== -1) {
     const headStart = at + delimiter.length;
     const headEnd = body.indexOf('\r\n\r\n', headStart, 'latin1');
-    if (headEnd === -1) return partNamesMethod(body.toString('latin1', headStart));
-    if (partNamesMethod(body.toString('latin1', headStart, headEnd))) return true;
+    const head = body.toString('latin1', headStart, headEnd === -1 ? body.length : headEnd);
+    if ((post && !isPlainPartHead(head)) || partNamesMethod(head)) return true;
+    if (headEnd === -1) return false;
     at = body.indexOf(delimiter, headEnd + 4);
   }
   return false;
@@ -208,7 +214,7 @@ function bodyNamesMethod(body: Buffer, contentType: string, post: boolean): bool
   if (media.startsWith('multipart/')) {
     const boundary = boundaryOf(contentType);
     if (boundary === undefined) return post;
-    return multipartNamesMethod(body, boundary);
+    return multipartNamesMethod(body, boundary, post);
   }
   // Any other type: what it claims is not what every origin reads; a POST body read as a form must not name it.
   return post && !json && formNamesMethod(body.toString('latin1'));

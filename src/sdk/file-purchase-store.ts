@@ -8,6 +8,8 @@
  * Defends against: a purchase key steering a path; other local users reading a signed payment (0600/0700); a
  * directory growing without end (at most `maxPurchases` records: expired ones are removed when a purchase is
  * added; when the live ones fill it a new purchase is refused — forgetting a live payment could pay it twice);
+ * one seller filling it for every other (at most MAX_LIVE_PURCHASES_PER_ORIGIN live purchases per origin:
+ * purchase-origin-bound.ts);
  * a file that is not a record (over MAX_RECORD_BYTES, or failing the schema: PurchaseStoreError naming it, never
  * read as absent, since it may hold a payment that can still settle).
  * Does not defend against: two processes resuming one purchase at once (both send the same payment; the
@@ -17,6 +19,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { PurchaseStoreError } from './purchase-errors.js';
+import { assertOriginHasRoom } from './purchase-origin-bound.js';
 import { storedPurchaseSchema, type PurchaseStore, type StoredPurchase } from './purchase-store.js';
 
 /** The largest record file read (a signed payment and its entry take a few KiB). */
@@ -69,18 +72,18 @@ export function filePurchaseStore(options: FilePurchaseStoreOptions): PurchaseSt
   const dir = path.resolve(options.dir);
   const fileOf = (key: string) => path.join(dir, `${createHash('sha256').update(key, 'utf8').digest('hex')}.json`);
 
-  /** The files of the records still alive: expired ones are removed; unreadable ones stay (and count). */
-  async function liveFiles(): Promise<string[]> {
+  /** The records still alive, by file: expired ones are removed; unreadable ones stay (and count). */
+  async function liveFiles(): Promise<Map<string, StoredPurchase | 'unreadable'>> {
     const names = (await fs.readdir(dir).catch((err: unknown) => (isMissing(err) ? [] : Promise.reject(err)))).filter(
       (n) => /^[0-9a-f]{64}\.json$/.test(n),
     );
-    const live: string[] = [];
+    const live = new Map<string, StoredPurchase | 'unreadable'>();
     for (const name of names) {
       const file = path.join(dir, name);
       const record = await readRecord(file).catch(() => 'unreadable' as const);
       if (record !== 'unreadable' && record !== undefined && record.expiresAt <= now())
         await fs.rm(file, { force: true });
-      else if (record !== undefined) live.push(file);
+      else if (record !== undefined) live.set(file, record);
     }
     return live;
   }
@@ -103,7 +106,11 @@ export function filePurchaseStore(options: FilePurchaseStoreOptions): PurchaseSt
       const record = storedPurchaseSchema.parse(purchase);
       const file = fileOf(key);
       const live = await liveFiles();
-      if (!live.includes(file) && live.length >= max) throw new PurchaseStoreError(`holds ${max} live purchases`);
+      if (!live.has(file)) {
+        const readable = [...live.values()].filter((r): r is StoredPurchase => r !== 'unreadable');
+        assertOriginHasRoom(readable, record, now());
+        if (live.size >= max) throw new PurchaseStoreError(`holds ${max} live purchases`);
+      }
       await write(file, record);
     },
     async delete(key) {

@@ -65,7 +65,9 @@ export {
   type StoredPurchase,
 } from './purchase-store.js';
 export { filePurchaseStore, type FilePurchaseStoreOptions } from './file-purchase-store.js';
+export { MAX_LIVE_PURCHASES_PER_ORIGIN } from './purchase-origin-bound.js';
 export {
+  PurchaseOriginLimitError,
   PurchaseRequestMismatchError,
   PurchaseStoreError,
   PurchaseTermsChangedError,

@@ -4,8 +4,10 @@
  * anything new is signed or sent: `PurchaseTermsChangedError` when a purchase that already signed its payment
  * meets a seller that no longer offers those terms, `PurchaseRequestMismatchError` when a purchase is resumed
  * on another request (method or URL) than the one it was made for, `PurchaseStoreError` when the purchase store
- * cannot be read or written, `SolanaClusterMismatchError` when the entry names another network than the cluster
- * the RPC serves, `SolanaRpcUnreachableError` when the RPC does not say which cluster it serves.
+ * cannot be read or written, `PurchaseOriginLimitError` when the store already holds its bound of live purchases
+ * paid to the origin of a new one (purchase-origin-bound.ts), `SolanaClusterMismatchError` when the entry names
+ * another network than the cluster the RPC serves, `SolanaRpcUnreachableError` when the RPC does not say which
+ * cluster it serves.
  */
 import { TreasurySdkError } from './sdk-errors.js';
 
@@ -51,6 +53,26 @@ export class PurchaseRequestMismatchError extends TreasurySdkError {
 export class PurchaseStoreError extends TreasurySdkError {
   constructor(detail: string, cause?: unknown) {
     super('purchase_store_unavailable', `The purchase store ${detail}; nothing new was signed or sent.`, { cause });
+  }
+}
+
+/**
+ * The purchase store already holds `limit` live purchases paid to `origin` — begun, or signed and not taken by its
+ * seller — so a new one there is refused (purchase-origin-bound.ts); nothing was signed or sent to pay it.
+ * Purchases to other origins are not affected. Retry one of that origin's purchases (its purchase key or id), or
+ * start a new one after `retryAt` (unix ms), when the first of them can no longer settle and is forgotten.
+ */
+export class PurchaseOriginLimitError extends TreasurySdkError {
+  constructor(
+    readonly origin: string,
+    readonly limit: number,
+    readonly retryAt: number,
+  ) {
+    super(
+      'purchase_origin_limit_reached',
+      `The purchase store holds ${limit} live purchases paid to ${origin} that its seller has not taken; nothing was signed or sent. Retry one of them, or start a new purchase there after ${new Date(retryAt).toISOString()}.`,
+      { details: { origin, limit, retry_at: new Date(retryAt).toISOString() } },
+    );
   }
 }
 

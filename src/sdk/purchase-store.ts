@@ -7,13 +7,15 @@
  *
  * Defends against: a record that is not one (every record is checked with `storedPurchaseSchema` on its way in
  * and out); a store growing without end (the memory store forgets expired records and holds at most
- * MAX_MEMORY_PURCHASES; when full it refuses a new purchase rather than forget a live one).
+ * MAX_MEMORY_PURCHASES; when full it refuses a new purchase rather than forget a live one); one seller filling
+ * it for every other (at most MAX_LIVE_PURCHASES_PER_ORIGIN live purchases per origin: purchase-origin-bound.ts).
  * Does not defend against: a store that loses what it was given (a crash of the memory store's process, a
  * caller's store that drops writes): what is lost can be paid again by a new purchase.
  */
 import { z } from 'zod';
 import { paymentRequirementsSchema } from '../x402/wire-schemas.js';
 import { PurchaseStoreError } from './purchase-errors.js';
+import { assertOriginHasRoom } from './purchase-origin-bound.js';
 import { payReplySchema } from './solana-pay-reply.js';
 
 /** The extension's identifier rule: 16 to 128 characters of `[A-Za-z0-9_-]` (`isValidPaymentId`). */
@@ -62,6 +64,11 @@ export const storedPurchaseSchema = z
       .string()
       .regex(/^[0-9a-f]{64}$/)
       .optional(),
+    /**
+     * The origin the purchase pays (`URL.origin` of the URL its payment is sent to): what the per-origin bound
+     * counts (purchase-origin-bound.ts). Absent in records written before it was kept: those count toward none.
+     */
+    origin: z.string().min(1).max(512).optional(),
     signed: storedSignedSchema.optional(),
   })
   .strict();
@@ -86,8 +93,14 @@ export function memoryPurchaseStore(now: () => number = Date.now): PurchaseStore
     },
     put(key, purchase) {
       const record = storedPurchaseSchema.parse(purchase);
+      const t = now();
+      const current = records.get(key);
+      try {
+        if (current === undefined || current.expiresAt <= t) assertOriginHasRoom(records.values(), record, t);
+      } catch (err) {
+        return Promise.reject(err as Error);
+      }
       if (!records.has(key) && records.size >= MAX_MEMORY_PURCHASES) {
-        const t = now();
         for (const [k, r] of records) if (r.expiresAt <= t) records.delete(k);
         if (records.size >= MAX_MEMORY_PURCHASES)
           return Promise.reject(new PurchaseStoreError(`holds ${MAX_MEMORY_PURCHASES} live purchases`));

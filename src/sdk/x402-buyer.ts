@@ -24,8 +24,10 @@
  * (the paid retry does not follow redirects); a payment signed for one origin's challenge sent to another — a
  * site redirecting the unpaid request to a real seller, or serving that seller's 402 (challenge-origin.ts:
  * ChallengeOriginMismatchError before anything is signed; the paid retry goes to the URL that answered 402);
- * a seller filling the purchase store with refused purchases (one refused before signing is forgotten at once); a settled payment whose content was refused going unnoticed
- * (PaymentRejectedError — also when the receipt header is present but unreadable: settlement cannot be
+ * a seller filling the purchase store with refused purchases (one refused before signing is forgotten at once) or
+ * with signed payments it never takes (at most MAX_LIVE_PURCHASES_PER_ORIGIN live purchases per origin,
+ * purchase-origin-bound.ts: PurchaseOriginLimitError before signing); a settled payment whose content was refused
+ * going unnoticed (PaymentRejectedError — also when the receipt header is present but unreadable: settlement cannot be
  * ruled out); a second payment for one request (exactly one paid retry, never more); Treasury briefly out of
  * reach while signing (each pay carries the purchase's identifier as its key, so TreasuryClient retries a 503
  * or a lost answer as that same payment); a retried purchase paying twice — each request is a purchase with
@@ -279,7 +281,7 @@ export function createX402Buyer(options: X402BuyerOptions): X402Buyer {
     const challenge = readX402Challenge(first.headers, firstBody);
     // Paid only where the challenge came from, and only for a resource of that origin (challenge-origin.ts).
     const paidUrl = checkChallengeOrigin(url, answeredUrl(url, first), challenge.challenge);
-    const purchase = await openPurchase(purchases, purchaseRequest, requestHash, Date.now());
+    const purchase = await openPurchase(purchases, purchaseRequest, { requestHash, paidUrl }, Date.now());
     const deps = { payer, purchases, filter };
     const { header: payment, requirements, signed } = await paymentOrForget(deps, purchase, challenge);
     // Until the seller answers, the purchase stays in its store: a retry sends this same payment.

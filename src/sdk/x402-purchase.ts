@@ -14,6 +14,9 @@
  * for it. An identifier never signed is forgotten after UNSIGNED_PURCHASE_TTL_MS — or at once when this
  * attempt opened it and was refused before anything was signed (forgetRefusedPurchase: over budget, no
  * payable entry, Treasury's 4xx refusal), so a seller cannot fill the store with purchases that paid nothing.
+ * Each record names the origin it pays: a store holds at most MAX_LIVE_PURCHASES_PER_ORIGIN live ones per origin
+ * (purchase-origin-bound.ts), so a seller that never takes its signed payments cannot fill the store either — a
+ * new purchase there is PurchaseOriginLimitError when it is opened, before anything is signed.
  *
  * Each record is tied to its request: the SHA-256 of the method and URL (`requestHash`). A purchase key or
  * identifier naming a live purchase of another request is PurchaseRequestMismatchError before anything is sent;
@@ -35,6 +38,7 @@ import { sha256, stringToBytes } from 'viem';
 import type { PaymentRequired } from '../x402/wire-schemas.js';
 import type { SignOutcome } from './buyer-payer.js';
 import {
+  PurchaseOriginLimitError,
   PurchaseRequestMismatchError,
   PurchaseStoreError,
   PurchaseTermsChangedError,
@@ -71,12 +75,12 @@ export interface OpenPurchase {
   fresh: boolean;
 }
 
-/** A store call whose failure is a PurchaseStoreError (nothing new signed or sent). */
+/** A store call whose failure is a PurchaseStoreError, or the store's PurchaseOriginLimitError (nothing new signed or sent). */
 async function storeCall<T>(what: string, call: () => Promise<T>): Promise<T> {
   try {
     return await call();
   } catch (err) {
-    if (err instanceof PurchaseStoreError) throw err;
+    if (err instanceof PurchaseStoreError || err instanceof PurchaseOriginLimitError) throw err;
     throw new PurchaseStoreError(`could not ${what}`, err);
   }
 }
@@ -114,19 +118,21 @@ export async function checkPurchaseRequest(
 /**
  * The purchase of a request: its stored record when one is alive and was made for this request (`requestHash`,
  * purchaseRequestHash; another request's is PurchaseRequestMismatchError), else a new one (the caller's
- * identifier, or a new one) tied to it, stored before anything is signed. Key: the caller's purchase key, else
- * the identifier. A request naming neither is a purchase of its own, kept in memory for this call only.
+ * identifier, or a new one) tied to it and to the origin of `paidUrl` (where its payment goes), stored before
+ * anything is signed (a store at its bound for that origin: PurchaseOriginLimitError). Key: the caller's purchase
+ * key, else the identifier. A request naming neither is a purchase of its own, kept in memory for this call only.
  */
 export async function openPurchase(
   store: PurchaseStore,
   request: PurchaseRequest,
-  requestHash: string,
+  { requestHash, paidUrl }: { requestHash: string; paidUrl: string },
   now: number,
 ): Promise<OpenPurchase> {
   const key = keyOf(request);
+  const { origin } = new URL(paidUrl);
   if (key === undefined) {
     const paymentId = generatePaymentId();
-    const record = { paymentId, createdAt: now, expiresAt: now + UNSIGNED_PURCHASE_TTL_MS, requestHash };
+    const record = { paymentId, createdAt: now, expiresAt: now + UNSIGNED_PURCHASE_TTL_MS, requestHash, origin };
     return { key: paymentId, paymentId, record, stored: false, fresh: true };
   }
   let record = await storeCall('read a purchase', () => store.get(key));
@@ -144,6 +150,7 @@ export async function openPurchase(
       createdAt: now,
       expiresAt: now + UNSIGNED_PURCHASE_TTL_MS,
       requestHash,
+      origin,
     };
     const made = record;
     await storeCall('store a purchase', () => store.put(key, made));

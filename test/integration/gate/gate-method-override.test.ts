@@ -8,7 +8,8 @@
  *   `gate_method_override_refused` — and nothing reaches the origin;
  * - what an origin would read otherwise than the gate is refused too, decided on the headers that cross: a
  *   Connection header hiding Content-Type (a), two media types (b), a multipart boundary Rack or PHP read another
- *   way (c), any `multipart/*` (d), a type naming json anywhere (e, Laravel), any other POST body read as a form;
+ *   way (c), any `multipart/*` (d), a type naming json anywhere (e, Laravel), a multipart part head Rack or PHP
+ *   split into other headers than the gate (f), any other POST body read as a form;
  * - an override header naming the request's own method, and parameters that only look alike (`method`,
  *   `my_method`, `_method` as a value or a file name), pass as sent; so do plain JSON, form and upload bodies.
  */
@@ -235,6 +236,26 @@ describe('gate: a method override is refused, not sold as the cheaper method', f
     );
   });
 
+  it('(f) a multipart part head an origin could split into other headers than the gate is refused', async () => {
+    const form = (body: string) => post('', { 'Content-Type': 'multipart/form-data; boundary=B' }, body);
+    const head = (lines: string) => form(parts('B', [[lines, 'DELETE']]));
+    await assertRefused([
+      // Rack 2.2/3.0 (Rails, Sinatra): `Content-Disposition:[^:]*;\s*name=` runs across a line without a colon.
+      head('Content-Disposition: form-data\r\n; name="_method"'),
+      // PHP (Laravel, Symfony) appends a line without a colon to the header before: name="_method".
+      head('Content-Disposition: form-data; name="_me\r\nthod"'),
+      head('Content-Disposition: form-data;\r\n name="_method"'),
+      // PHP reads a name quoted by `'`, or unquoted up to white space.
+      head("Content-Disposition: form-data; name='_method'"),
+      head('Content-Disposition: form-data; name=_method x'),
+      // Rack's Content-ID pattern is not anchored at a line start.
+      head('X-Note: Content-ID: _method'),
+      head('XContent-ID: _method'),
+      // A part without a header line: Rack takes the part's first lines as its head.
+      form('--B\r\n\r\nContent-Disposition: form-data; name="_method"\r\n\r\nDELETE\r\n--B--\r\n'),
+    ]);
+  });
+
   it('a POST body of any other type that could be read as a form naming `_method` is refused', async () => {
     await assertRefused([
       post('', { 'Content-Type': 'text/plain' }, '_method=DELETE'),
@@ -258,6 +279,12 @@ describe('gate: a method override is refused, not sold as the cheaper method', f
       ['multipart/form-data; boundary=----WebKitFormBoundaryQ3x', upload],
       ['text/plain', 'the _method field is documented'],
     ];
+    // An upload as undici's FormData writes it (Node's fetch): quotes and line breaks escaped in the file name.
+    const formData = new FormData();
+    formData.append('title', 'a "quoted"\r\nvalue');
+    formData.append('file', new Blob(['x\u0001y'], { type: 'application/octet-stream' }), 'na"me\r\n.bin');
+    const request = new Request('http://127.0.0.1/', { method: 'POST', body: formData });
+    passing.push([request.headers.get('content-type')!, Buffer.from(await request.arrayBuffer()).toString()]);
     for (const [type, body] of passing) {
       const res = await rawExchange(gate.url, post('', { 'Content-Type': type }, body));
       assert.equal(res.status, 200, `${type} ${body} → ${res.status} ${res.body}`);

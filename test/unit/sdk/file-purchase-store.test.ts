@@ -2,7 +2,8 @@
  * The buyer SDK's purchase stores (src/sdk/file-purchase-store.ts, src/sdk/purchase-store.ts): records
  * round-trip through their schema; files are 0600 in a 0700 directory, named by the key's SHA-256 (a key never
  * steers a path); the bound refuses a new purchase when live ones fill it, after removing expired ones; a
- * file that is not a record is an error naming it, never read as absent.
+ * file that is not a record is an error naming it, never read as absent; both hold at most
+ * MAX_LIVE_PURCHASES_PER_ORIGIN live purchases per origin, refusing only a new one to a full origin.
  */
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
@@ -10,10 +11,15 @@ import fs from 'node:fs';
 import path from 'node:path';
 import {
   filePurchaseStore,
+  MAX_LIVE_PURCHASES_PER_ORIGIN,
   memoryPurchaseStore,
+  PurchaseOriginLimitError,
   PurchaseStoreError,
+  type PurchaseStore,
   type StoredPurchase,
 } from '../../../src/sdk/index.js';
+import { signedFor } from './scripted-http.js';
+import { requirements } from '../x402/x402-fixtures.js';
 import { fileTempDir } from '../../support/temp-dirs.js';
 
 const NOW = 1_800_000_000_000;
@@ -79,5 +85,52 @@ describe('buyer SDK purchase stores', () => {
     now = NOW + 10;
     await store.put('one more', record(NOW + 60_000));
     assert.equal(await store.get('k0'), undefined);
+  });
+
+  describe('at most MAX_LIVE_PURCHASES_PER_ORIGIN live purchases per origin', () => {
+    const A = 'http://127.0.0.1:4001';
+    const B = 'http://127.0.0.1:4002';
+    const at = (origin: string, expiresAt = NOW + 60_000): StoredPurchase => ({ ...record(expiresAt), origin });
+    const signed = (origin: string): StoredPurchase => ({
+      ...at(origin),
+      signed: { requirements: requirements(), paymentHeader: 'x', terms: { ...signedFor(requirements()) } },
+    });
+
+    async function walk(store: PurchaseStore, setNow: (t: number) => void): Promise<void> {
+      for (let i = 0; i < MAX_LIVE_PURCHASES_PER_ORIGIN - 1; i++) await store.put(`a${i}`, at(A));
+      await store.put('a-first-to-expire', at(A, NOW + 10));
+      await store.put('old', record()); // kept before the origin was: counts toward none
+      await assert.rejects(store.put('a-more', at(A)), (err: unknown) => {
+        assert.ok(err instanceof PurchaseOriginLimitError);
+        assert.equal(err.code, 'purchase_origin_limit_reached');
+        assert.deepEqual(err.details, {
+          origin: A,
+          limit: MAX_LIVE_PURCHASES_PER_ORIGIN,
+          retry_at: new Date(NOW + 10).toISOString(),
+        });
+        return true;
+      });
+      assert.equal(await store.get('a-more'), undefined);
+      await store.put('b0', at(B)); // another origin is not touched
+      await store.put('a0', signed(A)); // a purchase's signed payment, on its own key, is never refused
+      await store.put('a-signed-elsewhere', signed(A)); // nor one written under a new key (it was counted when opened)
+      await store.delete('a-signed-elsewhere');
+      setNow(NOW + 10); // the first one can no longer settle: room for one more
+      await store.put('a-more', at(A));
+      await assert.rejects(store.put('a-one-too-many', at(A)), PurchaseOriginLimitError);
+    }
+
+    it('the memory store', async () => {
+      let now = NOW;
+      await walk(
+        memoryPurchaseStore(() => now),
+        (t) => (now = t),
+      );
+    });
+
+    it('the file store', async () => {
+      let now = NOW;
+      await walk(filePurchaseStore({ dir: fileTempDir('purchases-'), now: () => now }), (t) => (now = t));
+    });
   });
 });

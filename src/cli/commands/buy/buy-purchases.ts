@@ -4,7 +4,9 @@
  * id, or the self-custody keystore's addresses) — the same command retried gets the same key. The purchases
  * live under the CLI's state directory (`<XX_HOME>/purchases/`, one 0600 file per purchase in a 0700 directory,
  * at most MAX_CLI_PURCHASES) in the buyer SDK's file store (src/sdk/file-purchase-store.ts), which keeps each
- * purchase's x402 `payment-identifier` and signed payment until the seller takes it or it expires.
+ * purchase's x402 `payment-identifier` and signed payment until the seller takes it or it expires — at most
+ * MAX_LIVE_PURCHASES_PER_ORIGIN of them per seller origin (src/sdk/purchase-origin-bound.ts: past it a new
+ * purchase there is `purchase_origin_limit_reached`, nothing signed; other sellers are still paid).
  *
  * Defends against: `xx buy` retried after a lost answer, a time-out or a crash paying twice — the retry within
  * the payment's validity sends the same payment (a managed wallet's Treasury answers the same identifier with

@@ -12,7 +12,9 @@
  * one purchase with an x402 payment identifier, returned as `purchase_id` (also on a refusal); a call with
  * `purchase_id` retries that purchase: the payment it signed is sent again, and Treasury answers the same
  * identifier with the authorization it recorded — never a second; only on the method and URL it was made for
- * (another is `purchase_request_mismatch`, nothing sent: src/sdk/x402-purchase.ts).
+ * (another is `purchase_request_mismatch`, nothing sent: src/sdk/x402-purchase.ts). The server's purchases hold
+ * at most MAX_LIVE_PURCHASES_PER_ORIGIN live ones per seller origin (src/sdk/purchase-origin-bound.ts): past it a
+ * new purchase there is `purchase_origin_limit_reached`, nothing signed, and other sellers are still paid.
  *
  * Defends: a model overriding the payment or bearer headers (authorization, payment-signature, x-payment are
  * refused), unbounded inputs (every field bounded), a huge seller body flooding the model's context, the URL
