@@ -7,11 +7,14 @@
  * - `operator`: TREASURY_ADMIN_TOKEN;
  * - `api_key`: the minted account's legacy `xx_treasury_sk_` key;
  * - `owner_session`: the SIWE sign-in session; `exchanged_session`: a session exchanged from `agent_pat`;
- * - `treasury_pat`: a Treasury PAT the owner minted (the agent's Treasury account);
+ * - `treasury_pat`: a Treasury PAT the owner minted (the agent's Treasury account); `gate_treasury_pat`: one
+ *   minted with `gate: true` (the Treasury and the gate scope);
  * - `child_treasury_pat`: a Treasury PAT the api key minted (POST /v1/treasuries/{id}/pats);
- * - `agent_pat`: the owner's agent PAT; `handoff_pat`: a single-use agent PAT as `xx dashboard` mints it
+ * - `agent_pat`: the owner's agent PAT; `session_agent_pat`: an agent PAT minted `within_session` (the owner's
+ *   session's child); `handoff_pat`: a single-use agent PAT minted within `agent_pat` as `xx dashboard` mints it
  *   (a new one per use);
- * - `service_pat`: the seller's service PAT; `gate_pat`: a gate-only PAT.
+ * - `service_pat`: the service PAT the seller was created with; `minted_service_pat`: one the owner minted on
+ *   POST /v1/sellers/{id}/pats; `gate_pat`: a gate-only PAT.
  * Every setup step asserts its answer, so a table never runs on a half-built tenant.
  */
 import assert from 'node:assert/strict';
@@ -24,10 +27,13 @@ export const BEARERS = [
   'owner_session',
   'exchanged_session',
   'treasury_pat',
+  'gate_treasury_pat',
   'child_treasury_pat',
   'agent_pat',
+  'session_agent_pat',
   'handoff_pat',
   'service_pat',
+  'minted_service_pat',
   'gate_pat',
 ] as const;
 export type Bearer = (typeof BEARERS)[number];
@@ -75,7 +81,13 @@ export async function createTenant(api: Api): Promise<Tenant> {
   const session = owner.session;
   const pat = (what: string, body: unknown) => ok(api, what, 'POST', '/v1/pats', session, body);
   const treasuryPat = await pat('treasury PAT', { scope_type: 'treasury' });
+  const gateTreasuryPat = await pat('gate Treasury PAT', { scope_type: 'treasury', gate: true });
   const agentPat = await pat('agent PAT', { scope_type: 'agent', scope_id: owner.agent_id });
+  const sessionAgentPat = await pat('within-session agent PAT', {
+    scope_type: 'agent',
+    scope_id: owner.agent_id,
+    within_session: true,
+  });
   const gatePat = await pat('gate PAT', { scope_type: 'gate' });
   const target = await pat('target PAT', { scope_type: 'agent', label: 'target' });
   const exchanged = await ok(api, 'exchange', 'POST', '/v1/identity/exchange-pat', agentPat.pat);
@@ -92,6 +104,7 @@ export async function createTenant(api: Api): Promise<Tenant> {
         price: '0.01',
       })
     ).endpoint_id as string;
+  const mintedServicePat = await ok(api, 'service PAT', 'POST', `/v1/sellers/${seller.seller_id}/pats`, session, {});
   const minted = await ok(api, 'minted account', 'POST', '/v1/treasury', api.adminToken, {
     owner_type: 'org',
     owner_id: `table-${n}`,
@@ -108,9 +121,12 @@ export async function createTenant(api: Api): Promise<Tenant> {
     owner_session: session,
     exchanged_session: exchanged.session,
     treasury_pat: treasuryPat.pat,
+    gate_treasury_pat: gateTreasuryPat.pat,
     child_treasury_pat: child.token,
     agent_pat: agentPat.pat,
+    session_agent_pat: sessionAgentPat.pat,
     service_pat: seller.pat,
+    minted_service_pat: mintedServicePat.pat,
     gate_pat: gatePat.pat,
   };
   assert.ok(tokens.child_treasury_pat, `child PAT: ${JSON.stringify(child)}`);
@@ -126,9 +142,10 @@ export async function createTenant(api: Api): Promise<Tenant> {
     targetPatId: target.id,
     async token(bearer) {
       if (bearer !== 'handoff_pat') return tokens[bearer];
-      // As `xx dashboard` mints it (src/cli/commands/account/auth-commands.ts).
+      // As `xx dashboard` mints it (src/cli/commands/account/auth-commands.ts): within the agent PAT.
       const handoff = await pat('handoff PAT', {
         scope_type: 'agent',
+        parent_pat_id: agentPat.id,
         single_use: true,
         label: 'dashboard handoff',
         expires_in_seconds: 600,

@@ -129,13 +129,29 @@ export class FakePatStore implements PatStore {
 
   async capHolder(accountId: string, patId: string) {
     const row = this.ofAccount(accountId, undefined).find((p) => p.id === patId);
-    return row && { scope_type: row.scope_type, parent_token_id: row.parent_token_id };
+    const parent = row?.parent_token_id ? this.pats.get(row.parent_token_id) : undefined;
+    return (
+      row && {
+        scope_type: row.scope_type,
+        scope_id: row.scope_id,
+        parent_token_id: row.parent_token_id,
+        parent_scope_type: parent?.scope_type ?? null,
+      }
+    );
   }
 
-  async setDailyCap(patId: string, dailyCapMicro: bigint | null) {
-    const row = this.pats.get(patId)!;
-    row.daily_cap_micro = dailyCapMicro === null ? null : dailyCapMicro.toString();
-    return row;
+  /** The PAT and every PAT below it acting as the same agent, as the PostgreSQL store does. */
+  async setDailyCap(patId: string, agentId: string, dailyCapMicro: bigint | null) {
+    const cap = dailyCapMicro === null ? null : dailyCapMicro.toString();
+    const run = new Set([patId]);
+    for (let grew = true; grew;) {
+      grew = false;
+      for (const p of this.pats.values())
+        if (p.parent_token_id && run.has(p.parent_token_id) && !run.has(p.id) && p.scope_id === agentId)
+          grew = Boolean(run.add(p.id));
+    }
+    for (const id of run) this.pats.get(id)!.daily_cap_micro = cap;
+    return this.pats.get(patId)!;
   }
 }
 

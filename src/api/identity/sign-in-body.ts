@@ -5,16 +5,16 @@
  * service take their types from one definition.
  *
  * Defends: bounded, well-formed input before any parsing or signature check (a message of a few KB at most,
- * base58 text as long as 32- and 64-byte values encode; decoded lengths are checked by the verifier).
+ * base58 text as long as 32- and 64-byte values encode; decoded lengths are checked by the verifier). The
+ * message is stored with the session it signs in (`api_tokens.sign_in_message`) and later shown to the signer
+ * as the owner's proof, so it is held to the stored-prose rule (src/shared/storable-text.ts): no control,
+ * bidirectional-control, invisible or line-separator character, line breaks and tabs aside.
  */
 import { z } from 'zod';
+import { storedProse } from '../http/schemas/common-schemas.js';
 
-/** A sign-in message: SIWE (EIP-4361) or SIWS text, a few KB at most, well-formed Unicode. */
-const signInMessage = z
-  .string()
-  .min(1)
-  .max(4096)
-  .refine((v) => v.isWellFormed(), 'must be well-formed Unicode');
+/** A sign-in message: SIWE (EIP-4361) or SIWS text, a few KB at most, storable prose. */
+const signInMessage = storedProse(4096).min(1);
 
 /** base58 alphabet only (no 0, O, I, l), lengths as 32 and 64 bytes encode; decoded lengths are checked after. */
 const base58Text = (min: number, max: number) =>

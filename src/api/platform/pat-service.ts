@@ -7,10 +7,11 @@
  * cache with `Authenticator.forget`), daily cap changeable. A PAT minted by the owner's sign-in session is a
  * root of the account; one minted within another PAT (`parent_pat_id`: the `xx dashboard` handoff) is that
  * PAT's child, and one minted `within_session` (the dashboard's) the session's, bounded by credential-lineage.ts
- * and revoked with its parent. Lists hold every PAT of the account, whoever minted it. Stored only as SHA-256. Lists are paged (keyset on created_at, id) and
- * only ever hold the caller's account's PATs; a seller's list narrows them to that seller's service PATs.
- * An account holds at most TREASURY_MAX_PATS_PER_ACCOUNT live PATs, whatever minted them (./pat-bounds.ts:
- * 409 `pat_limit_reached`, counted under the account's lock).
+ * and revoked with its parent. A change of an agent PAT's daily cap is also the cap of every PAT made within it
+ * (./store/pg-pat-caps.ts). Lists hold every PAT of the account, whoever minted it. Stored only as SHA-256.
+ * Lists are paged (keyset on created_at, id) and only ever hold the caller's account's PATs; a seller's list
+ * narrows them to that seller's service PATs. An account holds at most TREASURY_MAX_PATS_PER_ACCOUNT live PATs,
+ * whatever minted them (./pat-bounds.ts: 409 `pat_limit_reached`, counted under the account's lock).
  */
 import { formatUsd, parseUsd } from '../../../policy/money.js';
 import { requireBoundChild } from '../auth/lineage-parent.js';
@@ -196,17 +197,23 @@ export class PatService {
     return toView(row);
   }
 
+  /**
+   * Changes an agent PAT's daily cap, and in the same transaction the cap every PAT made within it shows: they
+   * spend from its total under its cap (src/api/auth/credential-chain.ts `spendingPatOf`), so their rows hold
+   * it too. A PAT minted within another agent PAT has that one's cap: 403 `lineage_exceeds_parent`. A PAT minted
+   * `within_session` caps its own spending (a session has no daily total), so its cap changes like a root's.
+   */
   async setDailyCap(accountId: string, patId: string, dailyCapUsd: string | null): Promise<PatView> {
     const current = await this.deps.store.capHolder(accountId, patId);
     if (!current) throw new AppError('pat_not_found');
     if (current.scope_type !== 'agent')
       throw new AppError('invalid_request', { message: 'daily_cap_usd applies to buyer (agent) PATs only.' });
-    // A PAT minted within another spends from that PAT's total under its cap (src/api/auth/credential-lineage.ts).
-    if (current.parent_token_id !== null)
+    if (current.parent_token_id !== null && current.parent_scope_type === 'agent')
       throw new AppError('lineage_exceeds_parent', {
         message: `This PAT spends under the daily cap of ${current.parent_token_id}; change that one.`,
         fields: { refused: 'daily_cap', parent_token_id: current.parent_token_id },
       });
-    return toView(await this.deps.store.setDailyCap(patId, dailyCapUsd === null ? null : parseUsd(dailyCapUsd)));
+    const cap = dailyCapUsd === null ? null : parseUsd(dailyCapUsd);
+    return toView(await this.deps.store.setDailyCap(patId, current.scope_id, cap));
   }
 }

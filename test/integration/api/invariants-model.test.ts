@@ -2,14 +2,16 @@
  * The trust invariants as a model-based test (fast-check commands) against the real API, PostgreSQL, the
  * SoftHSM signer process, anvil with its EIP-3009 USDC, the x402 facilitator and a gate per tenant: random
  * sequences of operations by two tenants with every kind of bearer they hold — mint (PATs, PATs within PATs,
- * single-use ones), exchange, revoke, revoke-all, pay, pay across tenants, change prices, pay sellers on chain
- * (through the platform or around it) and report it, flush payouts, unpaid gate requests with generated paths —
- * and after every step the invariants of test/support/model/invariants.ts: no credential outlives or outranks
- * its parent, spend stays within every cap, nobody is owed money the platform did not collect, no signature
- * without its record, and the gate forwards unpaid only what is free.
+ * single-use ones), exchange, change a PAT's daily cap, revoke, revoke-all, pay, pay across tenants, change
+ * prices, pay sellers on chain (through the platform or around it) and report it, flush payouts, unpaid gate
+ * requests with generated paths — and after every step the invariants of test/support/model/invariants.ts: no
+ * credential outlives or outranks its parent (expiry, revocation, scope, gate, daily cap), every PAT shows the
+ * cap it spends under, spend stays within every cap, nobody is owed money the platform did not collect, no
+ * signature without its record, and the gate forwards unpaid only what is free.
  *
- * Seeded and replayable (a fixed seed by default, so every run plays the same sequences): the seed and the
- * path of a failure are printed; run again with TREASURY_MODEL_SEED=<seed> (and TREASURY_MODEL_PATH=<path> to
+ * The property first plays one fixed sequence through a PAT's lineage and its cap changes (`lineageCaps`), then
+ * random ones. Seeded and replayable (a fixed seed by default, so every run plays the same sequences): the seed
+ * and the path of a failure are printed; run again with TREASURY_MODEL_SEED=<seed> (and TREASURY_MODEL_PATH=<path> to
  * replay the shrunk case only). TREASURY_MODEL_RUNS sets the number of runs (default 4, each up to 40 steps);
  * TREASURY_MODEL_VERBOSE=1 prints each run's steps.
  */
@@ -23,6 +25,7 @@ import {
   MintWithin,
   Revoke,
   RevokeAllSessions,
+  SetPatCap,
 } from '../../support/model/credential-steps.js';
 import { GateRequest, gateTarget } from '../../support/model/gate-steps.js';
 import { AwaitVerification, BUYER_ACCOUNTS, BuyerPays, Flush, Pay, SetPrice } from '../../support/model/money-steps.js';
@@ -42,6 +45,9 @@ const steps = [
   fc.tuple(tenant, fc.option(fc.constant(600), { nil: null })).map(([i, ttl]) => new MintFromTreasuryPat(i, ttl)),
   fc.tuple(tenant, bearer, fc.boolean()).map(([i, b, once]) => new MintWithin(i, b, once)),
   fc.tuple(tenant, bearer).map(([i, b]) => new Exchange(i, b)),
+  fc
+    .tuple(tenant, bearer, fc.option(fc.integer({ min: 1, max: 300 }), { nil: null }), fc.boolean())
+    .map(([i, b, cap, atChild]) => new SetPatCap(i, b, cap, atChild)),
   fc.tuple(tenant, bearer).map(([i, b]) => new Revoke(i, b)),
   tenant.map((i) => new RevokeAllSessions(i)),
   fc.tuple(tenant, bearer, fc.integer({ min: 1, max: 120 }), fc.boolean()).map(([i, b, c, x]) => new Pay(i, b, c, x)),
@@ -56,6 +62,22 @@ const steps = [
   fc
     .tuple(tenant, fc.constantFrom('GET' as const, 'POST' as const, 'OPTIONS' as const), gateTarget)
     .map(([i, method, target]) => new GateRequest(i, method, target)),
+];
+
+/**
+ * A sequence every run plays first (fast-check `examples`): an agent PAT, a PAT within it and one within that,
+ * their cap lifted, lowered below a payment and raised, and the PAT within asked to change its own.
+ */
+const lineageCaps = () => [
+  new MintAgentPat(0, 500, null),
+  new MintWithin(0, 0, false),
+  new MintWithin(0, 1, false),
+  new SetPatCap(0, 0, null, false),
+  new SetPatCap(0, 1, 100, true),
+  new SetPatCap(0, 2, 100, false),
+  new Pay(0, 5, 150, false),
+  new SetPatCap(0, 1, 300, false),
+  new Pay(0, 5, 150, false),
 ];
 
 describe('trust invariants, model-based (HTTP, PostgreSQL, SoftHSM, anvil, gate; fast-check)', function () {
@@ -96,7 +118,13 @@ describe('trust invariants, model-based (HTTP, PostgreSQL, SoftHSM, anvil, gate;
           await Promise.all(model.tenants.map(closeTenant));
         }
       }),
-      { seed, numRuns: Number(process.env.TREASURY_MODEL_RUNS ?? 4), ...(path ? { path } : {}), endOnFailure: true },
+      {
+        seed,
+        numRuns: Number(process.env.TREASURY_MODEL_RUNS ?? 4),
+        examples: [[lineageCaps()]],
+        ...(path ? { path } : {}),
+        endOnFailure: true,
+      },
     );
   });
 });

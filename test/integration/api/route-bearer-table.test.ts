@@ -10,8 +10,12 @@
  *   exchanged session where the owner's sign-in is allowed, 403 `insufficient_scope` otherwise.
  * - The allowed bearers must be the ones the route's catalogue auth kind names, unless the row says why the
  *   route admits fewer (`narrower`).
- * - A credential never outranks what made it: where the exchanged session (made from `agent_pat`) is allowed,
- *   its parent is too, except on the routes that act on the session itself (`SESSION_ITSELF`: its logout).
+ * - A credential never outranks what made it (`PARENT_OF`): on every route where a bearer made from another
+ *   bearer of the table is allowed, its parent is too — the exchanged session and the handoff PAT (made within
+ *   `agent_pat`), the child Treasury PAT (made by `api_key`) — but for the routes each pair's exceptions name
+ *   (the session's own logout; whoami, which the platform refuses the legacy key itself). The `within_session`
+ *   agent PAT is made by the owner's account-scoped session, which holds every scope of its account: it is
+ *   allowed nothing no credential of that account is.
  * - Cross-tenant: a route that names an object is called again by each of tenant A's bearers (the operator
  *   aside) naming tenant B's object; that must be refused (401, 403 or 404, and not the precondition answer an
  *   allowed bearer gets on its own object).
@@ -70,15 +74,37 @@ async function gateAddressSet(t: TestTreasury, tenant: Tenant): Promise<void> {
 /** The current UTC hour, as a gate's uptime bucket names it. */
 const uptimeHour = () => new Date(Math.floor(Date.now() / 3_600_000) * 3_600_000).toISOString();
 
-const TREASURY: Bearer[] = ['api_key', 'treasury_pat', 'child_treasury_pat'];
-const AGENT: Bearer[] = ['agent_pat', 'handoff_pat', 'exchanged_session'];
+const TREASURY: Bearer[] = ['api_key', 'treasury_pat', 'gate_treasury_pat', 'child_treasury_pat'];
+/** The agent PATs (the owner's, the one within its session, the handoff within the first). */
+const AGENT_PATS: Bearer[] = ['agent_pat', 'session_agent_pat', 'handoff_pat'];
+const AGENT: Bearer[] = [...AGENT_PATS, 'exchanged_session'];
 const OWNER: Bearer[] = ['owner_session'];
 const SESSIONS: Bearer[] = ['owner_session', 'exchanged_session'];
+/** The seller's service PATs: the one it was created with, one minted for it. */
+const SERVICE: Bearer[] = ['service_pat', 'minted_service_pat'];
 /** Reading or managing a seller: the owner's sign-in session or the seller's service PAT (never an agent's). */
-const SELLER: Bearer[] = ['owner_session', 'service_pat'];
-/** The routes an exchanged session is allowed where its agent PAT is not: they act on the session itself. */
-const SESSION_ITSELF = ['POST /v1/auth/logout'];
+const SELLER: Bearer[] = ['owner_session', ...SERVICE];
+/** The PATs carrying the gate scope: the gate-only one and the Treasury PAT minted with `gate: true`. */
+const GATE: Bearer[] = ['gate_pat', 'gate_treasury_pat'];
 const EVERYONE: Bearer[] = [...BEARERS];
+
+/**
+ * What made a bearer, where that is another bearer of the table, and the routes where the child may do what
+ * its parent may not (with why): a credential never outranks what made it.
+ */
+const PARENT_OF: Partial<Record<Bearer, { parent: Bearer; except: Record<string, string> }>> = {
+  exchanged_session: { parent: 'agent_pat', except: { 'POST /v1/auth/logout': 'it ends the session itself' } },
+  handoff_pat: { parent: 'agent_pat', except: {} },
+  child_treasury_pat: {
+    parent: 'api_key',
+    except: { 'GET /v1/auth/whoami': 'the platform refuses the legacy key itself (master_key_removed)' },
+  },
+};
+
+/** The owner's account's credentials but the `within_session` agent PAT: the session and what it may make. */
+const OF_ACCOUNT: Bearer[] = EVERYONE.filter(
+  (b) => !['operator', 'api_key', 'child_treasury_pat', 'session_agent_pat'].includes(b),
+);
 
 /** The bearers each catalogue auth kind names (src/api/http/openapi/catalog-entry.ts). */
 const BY_AUTH: Record<Auth, readonly Bearer[]> = {
@@ -91,9 +117,9 @@ const BY_AUTH: Record<Auth, readonly Bearer[]> = {
   owner_session: OWNER,
   owner_session_or_service: SELLER,
   session_or_agent: ['owner_session', ...AGENT],
-  service: ['service_pat'],
-  gate: ['gate_pat'],
-  agent: ['agent_pat', 'handoff_pat'],
+  service: SERVICE,
+  gate: GATE,
+  agent: AGENT_PATS,
   // The platform refuses the legacy api key everywhere (401 master_key_removed).
   any: EVERYONE.filter((b) => b !== 'api_key'),
 };
@@ -139,7 +165,7 @@ function table(t: TestTreasury): Record<string, Row> {
     'POST /v1/treasuries/{id}/api-key/revoke': {
       allowed: ['operator', ...TREASURY],
       // The agent's Treasury account never had a legacy key.
-      allowedAs: { treasury_pat: '404 api_key_not_found' },
+      allowedAs: { treasury_pat: '404 api_key_not_found', gate_treasury_pat: '404 api_key_not_found' },
       freshTenant: true,
       call: (x) => ({ path: `/v1/treasuries/${treasuryOf(x)}/api-key/revoke` }),
     },
@@ -195,7 +221,7 @@ function table(t: TestTreasury): Record<string, Row> {
       call: async () => ({ path: '/v1/identity/init', body: await signInBody(t) }),
     },
     'POST /v1/identity/exchange-pat': {
-      allowed: ['agent_pat', 'handoff_pat'],
+      allowed: AGENT_PATS,
       ownOnly: true,
       call: fixed('/v1/identity/exchange-pat'),
     },
@@ -207,7 +233,7 @@ function table(t: TestTreasury): Record<string, Row> {
       freshTenant: true,
       call: fixed('/v1/auth/sessions/revoke-all'),
     },
-    'POST /v1/auth/verify': { allowed: ['service_pat'], ownOnly: true, call: fixed('/v1/auth/verify') },
+    'POST /v1/auth/verify': { allowed: SERVICE, ownOnly: true, call: fixed('/v1/auth/verify') },
     'GET /v1/agents': { allowed: OWNER, ownOnly: true, call: fixed('/v1/agents') },
     'POST /v1/agents': { allowed: OWNER, ownOnly: true, call: fixed('/v1/agents', () => ({ label: 'table' })) },
     'GET /v1/agents/{id}': { allowed: ['owner_session', ...AGENT], call: agent('') },
@@ -305,30 +331,30 @@ function table(t: TestTreasury): Record<string, Row> {
       allowed: SELLER,
       call: async (x) => ({ path: `/v1/sellers/${x.tenant.sellerId}/endpoints/${await x.tenant.freshEndpoint()}` }),
     },
-    'POST /v1/ledger': { allowed: ['service_pat'], ownOnly: true, call: fixed('/v1/ledger', ledgerRow) },
-    'GET /v1/gate/catalogue': { allowed: ['gate_pat'], ownOnly: true, call: fixed('/v1/gate/catalogue') },
+    'POST /v1/ledger': { allowed: SERVICE, ownOnly: true, call: fixed('/v1/ledger', ledgerRow) },
+    'GET /v1/gate/catalogue': { allowed: GATE, ownOnly: true, call: fixed('/v1/gate/catalogue') },
     'GET /v1/gate/address': {
-      allowed: ['gate_pat'],
+      allowed: GATE,
       ownOnly: true,
       call: async (x) => ({ path: (await gateAddressSet(t, x.tenant), '/v1/gate/address') }),
     },
     'POST /v1/gate/address': {
-      allowed: ['gate_pat'],
+      allowed: GATE,
       ownOnly: true,
       call: fixed('/v1/gate/address', () => GATE_ADDRESS),
     },
     'POST /v1/gate/address/verify': {
-      allowed: ['gate_pat'],
+      allowed: GATE,
       ownOnly: true,
       allowedAs: '502 origin_unreachable',
       call: async (x) => ({ path: (await gateAddressSet(t, x.tenant), '/v1/gate/address/verify') }),
     },
     'POST /v1/gate/ledger': {
-      allowed: ['gate_pat'],
+      allowed: GATE,
       call: (x) => ({ path: '/v1/gate/ledger', body: { ...ledgerRow(), endpoint_id: x.tenant.endpointId } }),
     },
     'POST /v1/gate/ledger/batch': {
-      allowed: ['gate_pat'],
+      allowed: GATE,
       perRow: true,
       call: (x) => ({
         path: '/v1/gate/ledger/batch',
@@ -336,7 +362,7 @@ function table(t: TestTreasury): Record<string, Row> {
       }),
     },
     'POST /v1/gate/uptime': {
-      allowed: ['gate_pat'],
+      allowed: GATE,
       perRow: true,
       call: (x) => ({
         path: '/v1/gate/uptime',
@@ -344,7 +370,7 @@ function table(t: TestTreasury): Record<string, Row> {
       }),
     },
     'POST /v1/ledger/batch': {
-      allowed: ['service_pat'],
+      allowed: SERVICE,
       perRow: true,
       ownOnly: true,
       call: fixed('/v1/ledger/batch', () => ({ rows: [ledgerRow()] })),
@@ -375,7 +401,8 @@ describe('route × bearer table: who may call what (HTTP, PostgreSQL, SoftHSM)',
   let b: Tenant;
 
   before(async () => {
-    t = await startTestTreasury();
+    // Every allowed cell of the wallet-creating rows adds a wallet to tenant A's agent: room for all of them.
+    t = await startTestTreasury({ extraEnv: { TREASURY_MAX_WALLETS_PER_AGENT: '100' } });
     rows = table(t);
     a = await createTenant(t);
     b = await createTenant(t);
@@ -418,11 +445,22 @@ describe('route × bearer table: who may call what (HTTP, PostgreSQL, SoftHSM)',
     }
   });
 
-  it('allows an exchanged session nothing its agent PAT is refused, its own logout aside', () => {
+  it("allows no bearer anything its parent is refused, each pair's exceptions aside", () => {
+    for (const [child, { parent, except }] of Object.entries(PARENT_OF)) {
+      const outranking = Object.entries(rows)
+        .filter(([, row]) => row.allowed.includes(child as Bearer) && !row.allowed.includes(parent))
+        .map(([key]) => key);
+      assert.deepEqual(outranking, Object.keys(except), `${child} (made by ${parent}) outranks it on`);
+    }
+  });
+
+  it("allows the within_session agent PAT nothing its account's other credentials are refused", () => {
     const outranking = Object.entries(rows)
-      .filter(([, row]) => row.allowed.includes('exchanged_session') && !row.allowed.includes('agent_pat'))
+      .filter(
+        ([, row]) => row.allowed.includes('session_agent_pat') && !row.allowed.some((b) => OF_ACCOUNT.includes(b)),
+      )
       .map(([key]) => key);
-    assert.deepEqual(outranking, SESSION_ITSELF);
+    assert.deepEqual(outranking, []);
   });
 
   for (const entry of API_CATALOG) {
@@ -468,12 +506,12 @@ function paymentIdRows(): Record<string, Row> {
   const rows: Record<string, Row> = {};
   for (const [step, body] of Object.entries(bodies)) {
     rows[`POST /v1/payment-ids/${step}`] = {
-      allowed: ['service_pat'],
+      allowed: SERVICE,
       ownOnly: true,
       call: fixed(`/v1/payment-ids/${step}`, body),
     };
     rows[`POST /v1/gate/payment-ids/${step}`] = {
-      allowed: ['gate_pat'],
+      allowed: GATE,
       call: (x) => ({ path: `/v1/gate/payment-ids/${step}`, body: { ...body(), endpoint_id: x.tenant.endpointId } }),
     };
   }

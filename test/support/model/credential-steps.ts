@@ -1,12 +1,23 @@
 /**
  * The model's credential steps: the owner mints agent PATs (capped, expiring or not) and PATs within them
  * (single-use, as `xx dashboard` hands one over), a Treasury PAT asks for a Treasury PAT, a PAT is exchanged
- * for a session, the owner revokes a PAT or ends every session. Each says what the API must answer, given
- * what the model holds (docs/security-model.md, Credential lineage).
+ * for a session, the owner changes a PAT's daily cap, revokes a PAT or ends every session. Each says what the
+ * API must answer, given what the model holds (docs/security-model.md, Credential lineage).
  */
 import assert from 'node:assert/strict';
 import { signInBody } from '../sign-in.js';
-import { alive, depth, newBearer, pick, refusedAsDead, Step, use, type Model, type Real } from './model-world.js';
+import {
+  alive,
+  capHolder,
+  depth,
+  newBearer,
+  pick,
+  refusedAsDead,
+  Step,
+  use,
+  type Model,
+  type Real,
+} from './model-world.js';
 
 /** Mints an agent PAT with the owner's session. */
 export class MintAgentPat extends Step {
@@ -121,6 +132,46 @@ export class Exchange extends Step {
     tenant.bearers.push(newBearer('exchanged_session', `session of ${from.id}`, res.body.session, { parent: from }));
   }
   override toString = () => `Exchange(${this.tenant}, ${this.bearer})`;
+}
+
+/**
+ * The owner changes the daily cap a PAT spends under (null: none): that of the agent PAT it is or was made
+ * within, which holds for that PAT and everything made within it, whose rows show it too. Asked of the PAT made
+ * within another itself (`atChild`), it is 403 `lineage_exceeds_parent`: its cap is its parent's. A revoked
+ * PAT's cap still changes (its row is the account's to keep honest).
+ */
+export class SetPatCap extends Step {
+  constructor(
+    readonly tenant: number,
+    readonly bearer: number,
+    readonly capCents: number | null,
+    readonly atChild: boolean,
+  ) {
+    super();
+  }
+  async act(m: Model, { t }: Real): Promise<void> {
+    const tenant = m.tenants[this.tenant]!;
+    const chosen = pick(
+      tenant.bearers.filter((b) => b.kind === 'agent_pat' || b.kind === 'child_pat'),
+      this.bearer,
+    );
+    if (!chosen) return;
+    const target = this.atChild ? chosen : capHolder(chosen)!;
+    const daily_cap_usd = this.capCents === null ? null : (this.capCents / 100).toFixed(2);
+    const res = await t.request('PATCH', `/v1/pats/${target.id}`, {
+      token: tenant.owner.token,
+      body: { daily_cap_usd },
+    });
+    if (target.kind === 'child_pat') {
+      assert.deepEqual([res.status, res.body.error_code], [403, 'lineage_exceeds_parent'], JSON.stringify(res.body));
+      return;
+    }
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    target.capMicro = this.capCents === null ? null : BigInt(this.capCents) * 10_000n;
+    target.spentAtCapChangeMicro = target.spentMicro;
+  }
+  override toString = () =>
+    `SetPatCap(${this.tenant}, ${this.bearer}, ${this.capCents}¢${this.atChild ? ', at the child' : ''})`;
 }
 
 /** The owner revokes one of the account's PATs: it and everything made within it stop working at once. */

@@ -28,6 +28,8 @@ export interface Bearer {
   /** Agent PATs: the daily cap in micro-USD (null: none) and what the model let them spend today. */
   capMicro: bigint | null;
   spentMicro: bigint;
+  /** Agent PATs: what they had spent when the owner last changed their cap (a lowered cap may be below it). */
+  spentAtCapChangeMicro: bigint;
   /** A single-use PAT (as `xx dashboard` hands over): spent by its first request. */
   singleUse?: { used: boolean };
 }
@@ -129,6 +131,7 @@ export const newBearer = (kind: Bearer['kind'], id: string, token: string, extra
   revoked: false,
   capMicro: null,
   spentMicro: 0n,
+  spentAtCapChangeMicro: 0n,
   ...extra,
 });
 

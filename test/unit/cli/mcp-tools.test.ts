@@ -3,8 +3,9 @@
  * seller on loopback HTTP: a Treasury refusal comes back as an `isError` result whose structured content
  * holds its recovery block unchanged (keys the client does not know included); `pay` (allowed to reach loopback
  * here) hands the seller's answer back marked as untrusted and cuts a long body with a note; `check_policy` sends the dry run and returns allowed / refusing rules / headroom; the hostile values
- * of test/vectors/hostile-inputs.json are refused by the tool schemas without a call reaching Treasury; the
- * PAT is sent as the bearer and appears in no answer.
+ * of test/vectors/hostile-inputs.json are refused by the tool schemas without a call reaching Treasury, and so
+ * is a `discover` query the API's stored-text rule refuses (a lone surrogate included); the PAT is sent as the
+ * bearer and appears in no answer.
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -164,6 +165,19 @@ describe('xx mcp tools (in-memory MCP client, stand-in Treasury)', () => {
     assert.equal(JSON.parse(seen.at(-1)!.body).to, solanaPayee);
     const notAKey = await call('check_policy', { to: '1111111111111111111111111111111l', amount_usd: '0.01' });
     assert.equal(notAKey.isError, true);
+  });
+
+  it("discover holds its query to the API's stored-text rule: a lone surrogate or a hidden character never leaves", async () => {
+    const before = seen.length;
+    const unplain = ['\ud800', 'weather\udfff', 'a\u202eb', 'a\u001bb', 'a\u200bb', 'a\u{e0041}b', 'a\nb'];
+    for (const query of unplain) {
+      const answer = await call('discover', { query });
+      assert.equal(answer.isError, true, `${JSON.stringify(query)}: ${JSON.stringify(answer).slice(0, 300)}`);
+    }
+    assert.equal(seen.length, before, 'no refused query reached Treasury');
+    await call('discover', { query: 'weather \u{1f469}\u200d\u{1f4bb}' });
+    assert.equal(seen.at(-1)?.path, '/discovery/search', 'a plain query is sent');
+    assert.equal(seen.at(-1)?.auth, undefined, 'without the PAT: the catalogue is public');
   });
 
   it('refuses hostile inputs in the tool schemas; nothing reaches Treasury; no answer holds the PAT', async () => {

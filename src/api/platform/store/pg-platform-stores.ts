@@ -3,7 +3,8 @@
  * accounts, agents and PATs is here. A `StoreUnit` is a knex transaction.
  *
  * Defends: the atomicity each interface promises (an account and its audit row, a PAT and its audit row, a
- * revocation and its subtree commit together). Does not defend: who may call them (the services and routes).
+ * revocation and its subtree, a daily cap and the PATs below that spend under it commit together). Does not
+ * defend: who may call them (the services and routes).
  */
 import type { Knex } from 'knex';
 import { appendAuditEvent } from '../../audit/audit-ledger.js';
@@ -13,6 +14,7 @@ import { readAccountPage } from '../../db/account-page.js';
 import { readKeysetPage, type PageRequest } from '../../db/keyset-cursor.js';
 import { pgUnitRunner, trxOf } from '../../db/store-unit.js';
 import type { PatHolder } from '../pat-bounds.js';
+import { capWithin, lockAgentCaps, setRunCap } from './pg-pat-caps.js';
 import { lockLivePatCount } from './pg-pat-counts.js';
 import type {
   AccountRow,
@@ -240,6 +242,12 @@ export function pgPatStore(knex: Knex): PatStore {
     insert: (pat: NewPat, bound: PatBound) =>
       knex.transaction(async (trx) => {
         await admitPat(trx, { kind: 'account', accountId: pat.accountId }, pat.createdAt, bound);
+        let dailyCap = pat.dailyCapMicro === null ? null : pat.dailyCapMicro.toString();
+        if (pat.scopeType === 'agent' && pat.parentId !== null) {
+          // Within an agent PAT: its cap as it is now, under the lock a cap change takes (./pg-pat-caps.ts).
+          await lockAgentCaps(trx, pat.scopeId);
+          dailyCap = await capWithin(trx, pat.parentId, pat.scopeId, pat.dailyCapMicro);
+        }
         const [row] = (await trx('api_tokens')
           .insert({
             ...credentialColumns(pat),
@@ -249,7 +257,7 @@ export function pgPatStore(knex: Knex): PatStore {
             gate: pat.gate,
             account_id: pat.accountId,
             single_use: pat.singleUse,
-            daily_cap_micro: pat.dailyCapMicro === null ? null : pat.dailyCapMicro.toString(),
+            daily_cap_micro: dailyCap,
             expires_at: pat.expiresAt,
             parent_token_id: pat.parentId,
           })
@@ -268,18 +276,15 @@ export function pgPatStore(knex: Knex): PatStore {
         return row;
       }),
     async capHolder(accountId, patId) {
-      return (await knex('api_tokens')
-        .where({ id: patId, ...ofAccount(accountId) })
-        .first('scope_type', 'parent_token_id')) as
-        { scope_type: PatRow['scope_type']; parent_token_id: string | null } | undefined;
+      return (await knex('api_tokens as c')
+        .leftJoin('api_tokens as p', 'p.id', 'c.parent_token_id')
+        .where({ 'c.id': patId, 'c.account_id': accountId, 'c.kind': 'pat' })
+        .first('c.scope_type', 'c.scope_id', 'c.parent_token_id', 'p.scope_type as parent_scope_type')) as Awaited<
+        ReturnType<PatStore['capHolder']>
+      >;
     },
-    async setDailyCap(patId, dailyCapMicro) {
-      const [row] = (await knex('api_tokens')
-        .where({ id: patId })
-        .update({ daily_cap_micro: dailyCapMicro === null ? null : dailyCapMicro.toString() })
-        .returning('*')) as PatRow[];
-      return row!;
-    },
+    setDailyCap: (patId, agentId, dailyCapMicro) =>
+      knex.transaction((trx) => setRunCap(trx, patId, agentId, dailyCapMicro)),
   };
 }
 

@@ -166,10 +166,22 @@ export interface PatStore {
   ): Promise<{ page: PatRow[]; nextCursor: string | null }>;
   /** Revokes the account's PAT and every credential below it, together; undefined if it has no such PAT. */
   revoke(accountId: string, patId: string, scope: PatScope | undefined): Promise<PatRow | undefined>;
-  /** What a daily cap change checks: the PAT's scope and lineage parent, if it is the account's. */
+  /** What a daily cap change checks: the PAT's scope, its lineage parent and that one's scope, if it is the account's. */
   capHolder(
     accountId: string,
     patId: string,
-  ): Promise<{ scope_type: PatRow['scope_type']; parent_token_id: string | null } | undefined>;
-  setDailyCap(patId: string, dailyCapMicro: bigint | null): Promise<PatRow>;
+  ): Promise<
+    | {
+        scope_type: PatRow['scope_type'];
+        scope_id: string;
+        parent_token_id: string | null;
+        parent_scope_type: ScopeType | null;
+      }
+    | undefined
+  >;
+  /**
+   * Sets the daily cap of the agent `agentId`'s PAT `patId` and, in the same transaction, of every PAT made within
+   * it that acts as the same agent (they spend under its cap: ./pg-pat-caps.ts); returns the PAT's row.
+   */
+  setDailyCap(patId: string, agentId: string, dailyCapMicro: bigint | null): Promise<PatRow>;
 }

@@ -7,23 +7,20 @@
  *
  * Defends: sellers' names, descriptions and schema field names passing for the user's or Treasury's words —
  * they are marked untrusted (structured `trust`, and in the text between markers a seller cannot guess); the
- * PAT reaching the catalogue. Does not defend: a model that follows instructions written in a seller's
- * description anyway.
+ * PAT reaching the catalogue; a query the API's stored-text rule refuses (src/shared/storable-text.ts: a lone
+ * surrogate, a control, bidi-control or invisible character) leaving at all. Does not defend: a model that
+ * follows instructions written in a seller's description anyway.
  */
 import { randomBytes } from 'node:crypto';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { discoverySearchPageSchema } from '../../../../shared/api-responses/discovery-responses.js';
+import { isStorableText } from '../../../../shared/storable-text.js';
 import { ApiClient } from '../../../core/api-client.js';
 import { discoveredSummarySchema, summarizeResource } from '../../discover/discover-summary.js';
 import type { ToolContext } from '../tool-context.js';
 import { toolOutputSchema } from '../tool-output.js';
 import { guarded, toolOk } from '../tool-results.js';
-
-/** Plain text: no control character nor one that hides or reorders text (the API refuses them too). */
-const PLAIN =
-  // eslint-disable-next-line no-control-regex
-  /^[^\u0000-\u001f\u007f-\u009f\u061c\u200b\u200e\u200f\u2028-\u202e\u2066-\u2069\ufeff\u{e0000}-\u{e007f}]+$/u;
 
 const discoverAnswer = z.object({
   /** The sellers' words: data, not instructions. */
@@ -40,7 +37,14 @@ export function registerDiscover(server: McpServer, tools: ToolContext): void {
       description:
         'Search the catalogue of paid x402 APIs by plain text; each match gives its resource URL, price_usd, network, pay_to and schema summary for check_policy and pay.',
       inputSchema: {
-        query: z.string().min(1).max(200).regex(PLAIN).describe('What to look for: a name, route, capability or topic'),
+        query: z
+          .string()
+          .min(1)
+          .max(200)
+          // The API's stored-text rule (src/shared/storable-text.ts): no lone surrogate, control, bidi-control,
+          // invisible or line-separator character.
+          .refine(isStorableText, 'must be plain text')
+          .describe('What to look for: a name, route, capability or topic'),
         limit: z.number().int().min(1).max(20).optional().describe('Matches to return (default 5)'),
         cursor: z
           .string()
