@@ -14,7 +14,15 @@
  * likes); records kept before the origin was recorded (they count toward no origin, and expire).
  */
 import { PurchaseOriginLimitError } from './purchase-errors.js';
-import type { StoredPurchase } from './purchase-store.js';
+
+/** What the bound reads of a stored purchase (purchase-store.ts's StoredPurchase has these fields). */
+export interface OriginBoundRecord {
+  origin?: string | undefined;
+  /** Set once the purchase's payment is signed. */
+  signed?: unknown;
+  /** Unix ms after which the record is no longer live. */
+  expiresAt: number;
+}
 
 /** The most live purchases a store holds paid to one origin. */
 export const MAX_LIVE_PURCHASES_PER_ORIGIN = 16;
@@ -24,7 +32,11 @@ export const MAX_LIVE_PURCHASES_PER_ORIGIN = 16;
  * holds MAX_LIVE_PURCHASES_PER_ORIGIN of the `records` still alive at `now` (unix ms). Called only for a key the
  * store holds no live record under: writing a purchase's signed payment, or updating it, is never refused here.
  */
-export function assertOriginHasRoom(records: Iterable<StoredPurchase>, record: StoredPurchase, now: number): void {
+export function assertOriginHasRoom(
+  records: Iterable<OriginBoundRecord>,
+  record: OriginBoundRecord,
+  now: number,
+): void {
   const { origin } = record;
   if (origin === undefined || record.signed) return;
   let live = 0;
