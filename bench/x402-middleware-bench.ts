@@ -102,6 +102,8 @@ interface Servers {
   ours: ServerChild;
   oursInproc?: ServerChild;
   gate?: ServerChild;
+  /** The gate's origin (a plain node:http server): every gate request runs through it too. */
+  origin?: ServerChild;
 }
 
 async function startServers(buyer: string): Promise<Servers> {
@@ -126,14 +128,15 @@ async function startServers(buyer: string): Promise<Servers> {
   if (oursInproc) oursInproc.name = 'koa (platform in-process)';
   const all = [platform, official!, ours!, ...(oursInproc ? [oursInproc] : [])];
   let gate: ServerChild | undefined;
+  let origin: ServerChild | undefined;
   if (CASES.has('gate')) {
     // An origin with no payment code, and treasury-gate in front of it (seller `bench`, path prefix).
-    const origin = await startServer('origin', {});
+    origin = await startServer('origin', {});
     all.push(origin);
     gate = await startServer('gate', { ...childEnv, BENCH_ORIGIN_URL: `http://127.0.0.1:${origin.port}` });
     all.push(gate);
   }
-  return { all, platform, official: official!, ours: ours!, oursInproc, gate };
+  return { all, platform, official: official!, ours: ours!, oursInproc, gate, origin };
 }
 
 /** Every server's challenge, checked to ask for the same terms as x402Koa's. */
@@ -231,7 +234,13 @@ function plan(s: Servers, payments: Map<ServerChild, string[]>): Planned[][] {
       ...(CASES.has('paid') ? { against: EXPRESS_PAID, goal: TARGET.paid } : {}),
     });
   if (s.oursInproc) paidGroup.push({ ...paid('paid, ledger in-process (diag.)', s.oursInproc), against: EXPRESS_PAID });
-  if (s.gate) paidGroup.push({ ...paid('paid path: gate (ours)', s.gate), against: KOA_PAID, goal: TARGET.gate });
+  if (s.gate)
+    paidGroup.push({
+      ...paid('paid path: gate (ours)', s.gate),
+      helper: s.origin,
+      against: KOA_PAID,
+      goal: TARGET.gate,
+    });
   if (paidGroup.length) groups.push(paidGroup);
   if (CASES.has('free'))
     groups.push([
@@ -242,7 +251,7 @@ function plan(s: Servers, payments: Map<ServerChild, string[]>): Planned[][] {
 }
 
 const sliceLine = (x: SliceRecord) =>
-  `round ${x.round} ${x.label}: ${(x.requests / x.seconds).toFixed(0)}/s, server ${x.serverCpuUsPerRequest.toFixed(0)} µs CPU and ${x.switchesPerRequest.toFixed(2)} switches a request, load generator ${x.loadGeneratorCpuUsPerRequest.toFixed(0)} µs, machine busy ${(x.machineBusy * 100).toFixed(0)} % (others ${(x.othersBusy * 100).toFixed(0)} %), steal ${(x.machineSteal * 100).toFixed(1)} %`;
+  `round ${x.round} ${x.label}: ${(x.requests / x.seconds).toFixed(0)}/s, server ${x.serverCpuUsPerRequest.toFixed(0)} µs CPU and ${x.switchesPerRequest.toFixed(2)} switches a request${x.helperCpuUsPerRequest === undefined ? '' : `, its origin ${x.helperCpuUsPerRequest.toFixed(0)} µs`}, load generator ${x.loadGeneratorCpuUsPerRequest.toFixed(0)} µs, machine busy ${(x.machineBusy * 100).toFixed(0)} % (others ${(x.othersBusy * 100).toFixed(0)} %), steal ${(x.machineSteal * 100).toFixed(1)} %`;
 
 async function runGroup(group: Planned[], benchPids: number[]): Promise<{ rows: ReportRow[]; exhausted: boolean }> {
   for (const v of group) {
@@ -276,6 +285,7 @@ function notes(
   start: Map<ServerChild, ServerStats>,
   end: Map<ServerChild, ServerStats>,
   signed: { count: number; seconds: number; exhausted: boolean },
+  gateOriginUs: number | undefined,
 ): string[] {
   const mib = (n: number | undefined) => ((n ?? NaN) / 1024 / 1024).toFixed(0);
   const mb = (x: ServerChild) =>
@@ -290,7 +300,7 @@ function notes(
     `- payments: ${signed.count} EIP-3009 authorizations signed up front in ${signed.seconds.toFixed(1)} s (fresh nonce each), each wrapped around the requirement the server itself advertised and used at most once per server.${signed.exhausted ? ' They ran out: an alternation ended early.' : ''}`,
     ...(s.gate
       ? [
-          `- gate: treasury-gate in its own child process, seller \`bench\` by path prefix (${GATE_PAID}), proxying each paid request over a keep-alive HTTP connection to an origin with no payment code (a third child process) and holding its body until settlement; same facilitator object, ledger batched to the stub platform. Its ratio is against x402Koa's paid row of the same alternation (the Koa handler runs in-process: no proxy hop). Counters: requests ${fmtCounts(end.get(s.gate)?.outcomes)}; ledger reports ${fmtCounts(end.get(s.gate)?.ledgerOutcomes)}; RSS ${mb(s.gate)}.`,
+          `- gate: treasury-gate in its own child process, seller \`bench\` by path prefix (${GATE_PAID}), proxying each paid request over a keep-alive HTTP connection to an origin with no payment code (a third child process) and holding its body until settlement; same facilitator object, ledger batched to the stub platform. Its ratio is against x402Koa's paid row of the same alternation (the Koa handler runs in-process: no proxy hop). The origin's own CPU over the gate's slices: ${gateOriginUs?.toFixed(0) ?? 'n/a'} µs a gate request (on the same cores, not in the gate's row). Counters: requests ${fmtCounts(end.get(s.gate)?.outcomes)}; ledger reports ${fmtCounts(end.get(s.gate)?.ledgerOutcomes)}; RSS ${mb(s.gate)}.`,
         ]
       : []),
     `- x402Koa's own counters at the end (whole run): ${ours.map((x) => `${x.name}: requests ${fmtCounts(end.get(x)?.outcomes)}; ledger reports ${fmtCounts(end.get(x)?.ledgerOutcomes)}`).join(' — ')}.`,
@@ -340,7 +350,13 @@ async function main(): Promise<void> {
       '',
       ...reportTable(rows),
       '',
-      ...notes(s, startStats, finalStats, { count: signed.authorizations.length, seconds: signed.seconds, exhausted }),
+      ...notes(
+        s,
+        startStats,
+        finalStats,
+        { count: signed.authorizations.length, seconds: signed.seconds, exhausted },
+        rows.find((r) => r.helperCpuUsPerRequest !== undefined)?.helperCpuUsPerRequest,
+      ),
       '- per-slice medians:',
       ...sliceDiagnostics(rows).map((l) => `  ${l}`),
       '',

@@ -7,7 +7,8 @@
  * a ledger batch flushed just after the slice is still its work). Per slice it also records what may explain a
  * swing: the active server's context switches per request (/proc/<pid>/status: how many requests each wake-up
  * of its event loop found), the load generator's own CPU per request, and the machine's busy and steal shares
- * (/proc/stat).
+ * (/proc/stat). A variant whose requests also run through a process of their own (the gate's origin: `helper`)
+ * has that process's CPU over its slices counted per request too, so the machine's cost of the proxied hop shows.
  *
  * Limits: Linux for the /proc figures (they read as NaN elsewhere); the variants must each have their own
  * server; when one variant's payments run out the run stops after that slice (said in the result).
@@ -23,6 +24,8 @@ export interface SliceVariant {
   op: () => Promise<Outcome>;
   /** Called around each of this variant's slices (e.g. to resume and pause a competing process). */
   around?: { start(): void; stop(): void };
+  /** A process each request also runs through (the gate's origin), idle outside this variant's slices. */
+  helper?: ServerChild;
 }
 
 export interface SliceRecord {
@@ -37,6 +40,8 @@ export interface SliceRecord {
   machineSteal: number;
   /** The machine's busy share spent outside the bench's own processes (`options.benchPids` and this one). */
   othersBusy: number;
+  /** The variant's `helper` process's CPU over the slice, per request (undefined without one). */
+  helperCpuUsPerRequest?: number;
 }
 
 export interface AlternatedVariant {
@@ -44,6 +49,8 @@ export interface AlternatedVariant {
   server: ServerChild;
   result: Result;
   cpuUsPerRequest: number;
+  /** Its `helper`'s CPU over its slices, per request (undefined without one). */
+  helperCpuUsPerRequest?: number;
   slices: SliceRecord[];
 }
 
@@ -163,17 +170,24 @@ export async function runAlternated(
   const results = new Map<SliceVariant, Result>();
   const cpu = new Map<SliceVariant, number>(variants.map((v) => [v, 0]));
   const slices = new Map<SliceVariant, SliceRecord[]>(variants.map((v) => [v, []]));
+  const helperCpu = new Map<SliceVariant, number>(variants.map((v) => [v, 0]));
   let exhausted = false;
   let last = await cpuOfAll(variants);
   for (let round = 0; round < options.rounds && !exhausted; round++) {
     const order = round % 2 === 0 ? variants : [...variants].reverse();
     for (const variant of order) {
+      const helperBefore = variant.helper ? await cpuUs(variant.helper) : 0;
       const { result, record } = await runSlice(variant, round, options);
+      const helperUs = variant.helper ? (await cpuUs(variant.helper)) - helperBefore : undefined;
       const now = await cpuOfAll(variants);
       variants.forEach((v, i) => cpu.set(v, cpu.get(v)! + now[i]! - last[i]!));
       const own = now[variants.indexOf(variant)]! - last[variants.indexOf(variant)]!;
       last = now;
       const full: SliceRecord = { ...record, serverCpuUsPerRequest: own / record.requests };
+      if (helperUs !== undefined) {
+        full.helperCpuUsPerRequest = helperUs / record.requests;
+        helperCpu.set(variant, helperCpu.get(variant)! + helperUs);
+      }
       slices.get(variant)!.push(full);
       options.onSlice?.(full);
       results.set(variant, addResults(results.get(variant), result));
@@ -193,6 +207,7 @@ export async function runAlternated(
         server: v.server,
         result,
         cpuUsPerRequest: cpu.get(v)! / requests,
+        ...(v.helper ? { helperCpuUsPerRequest: helperCpu.get(v)! / requests } : {}),
         slices: slices.get(v)!,
       };
     }),

@@ -81,6 +81,10 @@ export function sliceDiagnostics(rows: ReportRow[]): string[] {
   const pct = (x: number) => `${(x * 100).toFixed(0)} %`;
   return rows.map((r) => {
     const s = r.slices;
-    return `- ${r.label.trim()}: ${s.length} slices; medians: server ${median(s.map((x) => x.serverCpuUsPerRequest)).toFixed(0)} µs CPU and ${median(s.map((x) => x.switchesPerRequest)).toFixed(2)} context switches per request, load generator ${median(s.map((x) => x.loadGeneratorCpuUsPerRequest)).toFixed(0)} µs per request, machine busy ${pct(median(s.map((x) => x.machineBusy)))} (other processes ${pct(median(s.map((x) => x.othersBusy)))}), steal ${pct(median(s.map((x) => x.machineSteal)))}`;
+    const helper =
+      r.helperCpuUsPerRequest === undefined
+        ? ''
+        : `, its origin ${median(s.map((x) => x.helperCpuUsPerRequest ?? NaN)).toFixed(0)} µs CPU per request`;
+    return `- ${r.label.trim()}: ${s.length} slices; medians: server ${median(s.map((x) => x.serverCpuUsPerRequest)).toFixed(0)} µs CPU and ${median(s.map((x) => x.switchesPerRequest)).toFixed(2)} context switches per request${helper}, load generator ${median(s.map((x) => x.loadGeneratorCpuUsPerRequest)).toFixed(0)} µs per request, machine busy ${pct(median(s.map((x) => x.machineBusy)))} (other processes ${pct(median(s.map((x) => x.othersBusy)))}), steal ${pct(median(s.map((x) => x.machineSteal)))}`;
   });
 }

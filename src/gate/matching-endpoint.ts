@@ -65,12 +65,14 @@ function matchOf(entry: GateEndpointEntry): EndpointMatch {
 /** The endpoint `method path` is sold as, under the rules above. */
 export function matchEndpoint(seller: GateSellerEntry, method: string, path: string): EndpointMatch {
   const wanted = method === 'HEAD' ? 'GET' : method;
-  const key = routePriceKey(path);
+  // The path as the paywall prices it: only needed once an endpoint of the method does not have it byte for byte.
+  let key: string | undefined;
   const folded: GateEndpointEntry[] = [];
   const fitting: GateEndpointEntry[] = [];
   for (const entry of seller.endpoints) {
     if (entry.endpoint.method.toUpperCase() !== wanted) continue;
     if (entry.endpoint.path === path) return matchOf(entry);
+    key ??= routePriceKey(path);
     if (exactFor(entry, key)) folded.push(entry);
     else if (patternFits(entry, path, key)) fitting.push(entry);
   }

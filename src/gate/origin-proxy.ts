@@ -77,23 +77,161 @@ const originHasOwnPath = (origin: URL) => origin.pathname !== '/' || origin.sear
 /** undici's word for a request it will not write (a request line or header value it refuses). */
 const INVALID_REQUEST_CODES = new Set(['UND_ERR_INVALID_ARG', 'UND_ERR_NOT_SUPPORTED']);
 
+/** What every request reads of an origin URL, worked out once per URL (by its `href`: a changed URL is new). */
+interface OriginFacts {
+  /** `scheme://host[:port]`, undici's key and connection target. */
+  origin: string;
+  /** `host[:port]` when the port is not the scheme's default, as URL gives it: the origin's Host header. */
+  host: string;
+  /** Why nothing may be sent to it (origin-address.ts; a path or query of its own), or undefined. */
+  refused: 'origin_address' | 'request_line' | undefined;
+}
+
+/** Origin URLs remembered at most (a gate sells a few hundred origins; the memory is emptied when full). */
+const MAX_REMEMBERED_ORIGINS = 4096;
+
+/** Ends an exchange whose time ran out: the timer's callback, with its exchange as argument (no closure a request). */
+function onTimeout(exchange: Exchange): void {
+  exchange.timeout();
+}
+
+/**
+ * One request to its single outcome (see the header): undici's handler for it, its clock and the buyer's `close`
+ * listener — one object a request, rather than a closure for each callback.
+ */
+class Exchange implements Dispatcher.DispatchHandler {
+  private settled = false;
+  private timedOut = false;
+  private controller: Dispatcher.DispatchController | undefined;
+  /** The request was handed to the origin's connection (and not aborted as it started). */
+  private sent = false;
+  private body: OriginBody | undefined;
+  /** Why the exchange was given up before undici started it (it is aborted as it starts). */
+  private abandoned: Error | undefined;
+  private readonly timer: NodeJS.Timeout;
+  private readonly onClientClose = () => {
+    if (this.res.writableFinished || !this.endsWithBuyer()) return;
+    this.settle({ kind: 'client_closed' });
+    this.abandon(new Error('the buyer went away'));
+  };
+
+  constructor(
+    private readonly res: ServerResponse,
+    private readonly buyerGone: BuyerGone,
+    timeoutMs: number,
+    private readonly resolve: (outcome: OriginExchange) => void,
+  ) {
+    this.timer = setTimeout(onTimeout, timeoutMs, this);
+    res.on('close', this.onClientClose);
+  }
+
+  /** Whether the buyer leaving (now) ends the exchange: always for a pass; for a paid run, until it was sent. */
+  private endsWithBuyer(): boolean {
+    return this.buyerGone === 'abort' || !this.sent;
+  }
+
+  private abandon(reason: Error): void {
+    if (this.body) this.body.destroy(reason);
+    else if (this.controller) this.controller.abort(reason);
+    else this.abandoned = reason;
+  }
+
+  private settle(outcome: OriginExchange): void {
+    if (this.settled) return;
+    this.settled = true;
+    if (outcome.kind !== 'response') clearTimeout(this.timer);
+    this.res.off('close', this.onClientClose);
+    this.resolve(outcome);
+  }
+
+  /** No complete answer in time. */
+  timeout(): void {
+    this.timedOut = true;
+    this.settle({ kind: 'timeout' });
+    this.abandon(new Error('origin time-out'));
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.controller = controller;
+    if (this.abandoned) controller.abort(this.abandoned);
+    else this.sent = true;
+  }
+
+  onResponseStart(controller: Dispatcher.DispatchController, statusCode: number, headers: OriginResponseHeaders): void {
+    // 1xx answers are informational (undici passes them on): the answer is the next one.
+    if (statusCode < 200 || this.body) return;
+    const body = new OriginBody(controller);
+    this.body = body;
+    if (this.settled) {
+      body.destroy();
+      return;
+    }
+    const { res, timer } = this;
+    this.settle({
+      kind: 'response',
+      response: { statusCode, headers, body },
+      done: () => clearTimeout(timer),
+      timedOut: () => this.timedOut,
+    });
+    // The buyer leaving while the answer is held or streamed ends the origin's side too — not a paid run's
+    // (the caller reads it whole, to settle it, then drops what the buyer is no longer there to take).
+    if (this.buyerGone === 'abort')
+      res.once('close', () => {
+        if (!res.writableFinished) body.destroy(new Error('the buyer went away'));
+      });
+  }
+
+  onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    this.body?.data(chunk);
+  }
+
+  onResponseEnd(): void {
+    this.body?.end();
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController, err: Error & { code?: string }): void {
+    if (this.body) this.body.fail(err);
+    else if (this.timedOut) this.settle({ kind: 'timeout' });
+    else if (this.res.destroyed && this.endsWithBuyer()) this.settle({ kind: 'client_closed' });
+    else if (err.code === ORIGIN_REFUSED_CODE) this.settle({ kind: 'refused', cause: 'origin_address' });
+    else if (err.code && INVALID_REQUEST_CODES.has(err.code)) this.settle({ kind: 'refused', cause: 'request_line' });
+    else this.settle({ kind: 'unreachable', cause: err.code ?? err.message });
+  }
+}
+
 export class OriginProxy {
   private readonly agent: Agent;
+  private readonly facts = new Map<string, OriginFacts>();
 
   constructor(private readonly options: OriginProxyOptions) {
     this.agent = new Agent({ connections: 256, connect: { lookup: vettedLookup(options.allowPrivate) } });
   }
 
+  /** What is sent to `origin`, worked out on its first request (see `OriginFacts`). */
+  private factsOf(origin: URL): OriginFacts {
+    let facts = this.facts.get(origin.href);
+    if (facts === undefined) {
+      const refused = literalRefused(origin, this.options.allowPrivate)
+        ? 'origin_address'
+        : originHasOwnPath(origin)
+          ? 'request_line'
+          : undefined;
+      facts = { origin: origin.origin, host: origin.host, refused };
+      if (this.facts.size >= MAX_REMEMBERED_ORIGINS) this.facts.clear();
+      this.facts.set(origin.href, facts);
+    }
+    return facts;
+  }
+
   /** The headers the origin gets for `req` (proxy-headers.ts), Host the origin's, the body's length. */
-  private headersFor(req: IncomingMessage, origin: URL, routed: RoutedRequest, body: Buffer | undefined) {
+  private headersFor(req: IncomingMessage, host: string, routed: RoutedRequest, body: Buffer | undefined) {
     const headers = requestHeadersForOrigin(req.headers, {
       for: req.socket.remoteAddress,
       host: req.headers.host,
       proto: 'encrypted' in req.socket && req.socket.encrypted ? 'https' : 'http',
       prefix: routed.prefix,
     });
-    // `host:port` when the port is not the scheme's default, as URL gives it.
-    headers.host = origin.host;
+    headers.host = host;
     if (body) headers['content-length'] = String(body.length);
     return headers;
   }
@@ -110,108 +248,19 @@ export class OriginProxy {
     body: Buffer | undefined,
     buyerGone: BuyerGone = 'abort',
   ): Promise<OriginExchange> {
-    if (literalRefused(origin, this.options.allowPrivate))
-      return Promise.resolve({ kind: 'refused', cause: 'origin_address' });
-    if (originHasOwnPath(origin)) return Promise.resolve({ kind: 'refused', cause: 'request_line' });
+    const facts = this.factsOf(origin);
+    if (facts.refused) return Promise.resolve({ kind: 'refused', cause: facts.refused });
     // Gone already (while the body was read or the payment verified; its `close` will not come again): not sent.
     if (res.destroyed) return Promise.resolve({ kind: 'client_closed' });
-    return this.exchange(
-      {
-        origin: origin.origin,
-        path: routed.originUrl,
-        method: (req.method ?? 'GET') as Dispatcher.HttpMethod,
-        headers: this.headersFor(req, origin, routed, body),
-        body: body ?? null,
-      },
-      res,
-      buyerGone,
-    );
-  }
-
-  /** Runs one request to its single outcome (see the header). */
-  private exchange(
-    request: Dispatcher.DispatchOptions & { origin: string },
-    res: ServerResponse,
-    buyerGone: BuyerGone,
-  ) {
+    const request: Dispatcher.DispatchOptions & { origin: string } = {
+      origin: facts.origin,
+      path: routed.originUrl,
+      method: (req.method ?? 'GET') as Dispatcher.HttpMethod,
+      headers: this.headersFor(req, facts.host, routed, body),
+      body: body ?? null,
+    };
     return new Promise<OriginExchange>((resolve) => {
-      let settled = false;
-      let timedOut = false;
-      let controller: Dispatcher.DispatchController | undefined;
-      /** The request was handed to the origin's connection (and not aborted as it started). */
-      let sent = false;
-      /** Whether the buyer leaving (now) ends the exchange: always for a pass; for a paid run, until it was sent. */
-      const endsWithBuyer = () => buyerGone === 'abort' || !sent;
-      let body: OriginBody | undefined;
-      /** Why the exchange was given up before undici started it (it is aborted as it starts). */
-      let abandoned: Error | undefined;
-      const abandon = (reason: Error) => {
-        if (body) body.destroy(reason);
-        else if (controller) controller.abort(reason);
-        else abandoned = reason;
-      };
-      const settle = (outcome: OriginExchange) => {
-        if (settled) return;
-        settled = true;
-        if (outcome.kind !== 'response') clearTimeout(timer);
-        res.off('close', onClientClose);
-        resolve(outcome);
-      };
-      const timer = setTimeout(() => {
-        timedOut = true;
-        settle({ kind: 'timeout' });
-        abandon(new Error('origin time-out'));
-      }, this.options.timeoutMs);
-      const onClientClose = () => {
-        if (res.writableFinished || !endsWithBuyer()) return;
-        settle({ kind: 'client_closed' });
-        abandon(new Error('the buyer went away'));
-      };
-      res.once('close', onClientClose);
-      this.agent.dispatch(request, {
-        onRequestStart(started) {
-          controller = started;
-          if (abandoned) started.abort(abandoned);
-          else sent = true;
-        },
-        onResponseStart(started, statusCode, headers) {
-          // 1xx answers are informational (undici passes them on): the answer is the next one.
-          if (statusCode < 200 || body) return;
-          body = new OriginBody(started);
-          if (settled) {
-            body.destroy();
-            return;
-          }
-          const held = body;
-          const done = () => clearTimeout(timer);
-          settle({
-            kind: 'response',
-            response: { statusCode, headers, body: held },
-            done,
-            timedOut: () => timedOut,
-          });
-          // The buyer leaving while the answer is held or streamed ends the origin's side too — not a paid run's
-          // (the caller reads it whole, to settle it, then drops what the buyer is no longer there to take).
-          if (buyerGone === 'abort')
-            res.once('close', () => {
-              if (!res.writableFinished) held.destroy(new Error('the buyer went away'));
-            });
-        },
-        onResponseData(_controller, chunk) {
-          body?.data(chunk);
-        },
-        onResponseEnd() {
-          body?.end();
-        },
-        onResponseError(_controller, err: Error & { code?: string }) {
-          if (body) body.fail(err);
-          else if (timedOut) settle({ kind: 'timeout' });
-          else if (res.destroyed && endsWithBuyer()) settle({ kind: 'client_closed' });
-          else if (err.code === ORIGIN_REFUSED_CODE) settle({ kind: 'refused', cause: 'origin_address' });
-          else if (err.code && INVALID_REQUEST_CODES.has(err.code)) settle({ kind: 'refused', cause: 'request_line' });
-          else settle({ kind: 'unreachable', cause: err.code ?? err.message });
-        },
-      });
+      this.agent.dispatch(request, new Exchange(res, buyerGone, this.options.timeoutMs, resolve));
     });
   }
 

@@ -80,24 +80,51 @@ const TARGET_OVERRIDES = new Set([
   'x-script-name',
 ]);
 
+/** A lower-cased name with `_` read as `-` (the names a buyer sends seldom hold one: no copy then). */
+const dashed = (lower: string): string => (lower.includes('_') ? lower.replaceAll('_', '-') : lower);
+
 /** A header name as every rule here compares it: lower-case, `_` read as `-`. */
 export function canonicalName(name: string): string {
-  const lower = name.toLowerCase();
-  return lower.includes('_') ? lower.replaceAll('_', '-') : lower;
+  return dashed(name.toLowerCase());
 }
+
+/** A canonical name (`canonicalName`) that is a payment header. */
+const isPaymentName = (canonical: string): boolean =>
+  canonical.startsWith('payment-') || canonical.startsWith('x-payment');
+
+/** Canonical names that never reach the origin, whatever the request (the lists above, and what the gate sets). */
+const NEVER_TO_ORIGIN: ReadonlySet<string> = new Set([
+  ...HOP_BY_HOP,
+  ...FORWARDING,
+  ...TARGET_OVERRIDES,
+  'host',
+  'content-length',
+  'expect',
+]);
+
+/** Canonical names that never reach the buyer from the origin, whatever the answer. */
+const NEVER_TO_BUYER: ReadonlySet<string> = new Set([...HOP_BY_HOP, 'settlement-overrides']);
 
 /** What `connectionListed` gives for a request or response without a Connection header; only ever read. */
 const NONE_LISTED: ReadonlySet<string> = new Set();
 
+/**
+ * What `connectionListed` gives for the two values nearly every message carries, spelled as Node's and undici's
+ * clients and servers send them (each lists itself only); only ever read. Any other spelling is parsed.
+ */
+const KEEP_ALIVE_LISTED: ReadonlySet<string> = new Set(['keep-alive']);
+const CLOSE_LISTED: ReadonlySet<string> = new Set(['close']);
+
 /** A payment header, either way: PAYMENT-SIGNATURE, PAYMENT-REQUIRED, PAYMENT-RESPONSE, X-PAYMENT, X_PAYMENT… */
 export function isPaymentHeader(name: string): boolean {
-  const canonical = canonicalName(name);
-  return canonical.startsWith('payment-') || canonical.startsWith('x-payment');
+  return isPaymentName(canonicalName(name));
 }
 
 /** The header names a Connection header lists (they are hop-by-hop too), as `canonicalName` gives them. */
 export function connectionListed(value: string | string[] | undefined): ReadonlySet<string> {
   if (value === undefined) return NONE_LISTED;
+  if (value === 'keep-alive') return KEEP_ALIVE_LISTED;
+  if (value === 'close') return CLOSE_LISTED;
   const listed = new Set<string>();
   for (const v of Array.isArray(value) ? value : value ? [value] : [])
     for (const token of v.split(',')) {
@@ -122,16 +149,13 @@ export function buyerHeadersForOrigin(incoming: IncomingHttpHeaders): Readonly<I
   if (seen) return seen;
   const listed = connectionListed(incoming.connection);
   const out: IncomingHttpHeaders = {};
-  for (const [name, value] of Object.entries(incoming)) {
+  for (const name of Object.keys(incoming)) {
     const lower = name.toLowerCase();
-    const canonical = canonicalName(name);
-    if (HOP_BY_HOP.has(canonical) || listed.has(canonical) || FORWARDING.has(canonical)) continue;
-    if (TARGET_OVERRIDES.has(canonical)) continue;
-    if (isPaymentHeader(canonical) || canonical === 'host' || canonical === 'content-length' || canonical === 'expect')
-      continue;
+    const canonical = dashed(lower);
+    if (NEVER_TO_ORIGIN.has(canonical) || listed.has(canonical) || isPaymentName(canonical)) continue;
     if (canonical === 'content-type' && lower !== 'content-type') continue;
     if (lower.startsWith(':')) continue;
-    out[lower] = value;
+    out[lower] = incoming[name];
   }
   crossing.set(incoming, out);
   return out;
@@ -160,12 +184,13 @@ export function responseHeadersForBuyer(
 ): OutgoingHttpHeaders {
   const listed = connectionListed(incoming.connection);
   const out: OutgoingHttpHeaders = {};
-  for (const [name, value] of Object.entries(incoming)) {
+  for (const name of Object.keys(incoming)) {
+    const value = incoming[name];
+    if (value === undefined) continue;
     const lower = name.toLowerCase();
-    const canonical = canonicalName(name);
-    if (value === undefined || HOP_BY_HOP.has(canonical) || listed.has(canonical) || isPaymentHeader(canonical))
-      continue;
-    if (canonical === 'settlement-overrides' || drop.includes(lower)) continue;
+    const canonical = dashed(lower);
+    if (NEVER_TO_BUYER.has(canonical) || listed.has(canonical) || isPaymentName(canonical)) continue;
+    if (drop.length > 0 && drop.includes(lower)) continue;
     out[lower] = value;
   }
   return out;

@@ -17,9 +17,12 @@ function hasBody(req: IncomingMessage): boolean {
   return req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined;
 }
 
+/** What a request that declares no body reads as: one answer for all of them (it is only ever read). */
+const NO_BODY: Promise<RequestBody> = Promise.resolve(Object.freeze({ kind: 'read', body: undefined }));
+
 /** Reads the body (undefined when the request declares none); refuses one over `maxBytes`. */
 export function readRequestBody(req: IncomingMessage, maxBytes: number): Promise<RequestBody> {
-  if (!hasBody(req)) return Promise.resolve({ kind: 'read', body: undefined });
+  if (!hasBody(req)) return NO_BODY;
   const declared = req.headers['content-length'];
   if (declared !== undefined && !(Number(declared) <= maxBytes)) return Promise.resolve({ kind: 'too_large' });
   return new Promise<RequestBody>((resolve) => {
