@@ -16,7 +16,12 @@
  * comparison with a second API and signer without the store, ./support/store-cost-ab.ts),
  * BENCH_CODE=dist|sources (the services compiled, as production runs them — the default when `npm run build` is
  * current — or through tsx), BENCH_NODE_FLAGS (added to both services' start-up flags), BENCH_API_STDOUT and
- * BENCH_SIGNER_STDOUT (files for the services' standard output, e.g. with `--trace-gc`).
+ * BENCH_SIGNER_STDOUT (files for the services' standard output, e.g. with `--trace-gc`), BENCH_POLICY=bounds (the pay
+ * phases' wallets with a policy at the schema's bounds: ./support/bench-policy-at-bounds.ts), BENCH_PHASES=saturation
+ * ((a) and (b) alone, the raw HSM ceiling measured before and after them: ./support/pay-bench-saturation.ts),
+ * BENCH_CPU_PROFILE_DIR (V8 CPU profiles of both services, with (a)'s and (b)'s marks on their clock) and
+ * BENCH_PERF_DIR (`perf record` of the API over (a) and (b)), BENCH_HEAP_PROFILE_DIR (what the API allocates over
+ * them) — ./support/profile-windows.ts.
  * With the store (the default), the signer-alone ceiling is also measured three ways in alternating one-second
  * slices — a second signer process without the store, the store on a wallet without a signed policy, and on a
  * wallet whose policy is signed — and after (c) every bench wallet's policy is signed by the bench's approver
@@ -62,6 +67,9 @@ import { openStoreCostRun } from './support/pay-bench-store-cost.js';
 import { runSteadyPhase } from './support/pay-bench-steady.js';
 import { runAgentPatPhase } from './support/pay-bench-agent-pat.js';
 import { payBenchReport } from './support/pay-bench-report.js';
+import { saturationReport } from './support/pay-bench-saturation.js';
+import { policyAtBounds } from './support/bench-policy-at-bounds.js';
+import { PhaseMarks, startHeapSampling, startPerfRecord } from './support/profile-windows.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
@@ -87,8 +95,21 @@ const STORE_ROUNDS = Number(process.env.BENCH_STORE_ROUNDS ?? 8);
 const FIRST_PAY_WARM_SECONDS = Number(process.env.BENCH_FIRST_PAY_WARM_SECONDS ?? 3);
 /** The wallets of that warm-up (paid in turn; never in a measured phase). */
 const FIRST_PAY_WARM_WALLETS = 64;
+/** BENCH_PHASES=saturation: the run stops after (a) and (b), with the raw HSM ceiling measured again after them. */
+const SATURATION_ONLY = process.env.BENCH_PHASES === 'saturation';
 const USDC = '0x036CbD53842c5426634e7929541eC2318f3dCF7e';
 const SELLER = '0x209693Bc6afc0C5328bA36FaF03C514EF312287C';
+/** The pay phases' wallets' policy: BENCH_POLICY=bounds, one at the schema's bounds (./support/bench-policy-at-bounds.ts). */
+const WALLET_POLICY = process.env.BENCH_POLICY === 'bounds' ? policyAtBounds(SELLER) : BENCH_WALLET_POLICY;
+
+/** PostgreSQL's ceilings and the machine's hand-offs, each alone on the machine (not with BENCH_PHASES=saturation). */
+async function measureBaselines(connectionString: string, seconds: number) {
+  const { dbSpread, dbHot } = await measurePostgresCeilings({ connectionString, seconds, keys: WALLETS });
+  process.stderr.write(`• baseline: hand-offs between two processes, back to back and at ${STEADY_RATE}/s\n`);
+  const wakeUps = await measureWakeUpCost(STEADY_RATE, 3);
+  const placement = await measureWakePlacement();
+  return { dbSpread, dbHot, wakeUps, placement };
+}
 
 async function main(): Promise<void> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'treasury-bench-'));
@@ -115,15 +136,7 @@ async function main(): Promise<void> {
     // The ceilings, each alone on the machine (./support/pay-bench-ceilings.ts).
     const ceilingSeconds = Math.min(SECONDS, 5);
     const { hsm, ratioBound } = await measureHsmCeiling({ token, seconds: ceilingSeconds, usdc: USDC, payTo: SELLER });
-    const { dbSpread, dbHot } = await measurePostgresCeilings({
-      connectionString: database.connectionString,
-      seconds: ceilingSeconds,
-      keys: WALLETS,
-    });
-
-    process.stderr.write(`• baseline: hand-offs between two processes, back to back and at ${STEADY_RATE}/s\n`);
-    const wakeUps = await measureWakeUpCost(STEADY_RATE, 3);
-    const placement = await measureWakePlacement();
+    const baselines = SATURATION_ONLY ? undefined : await measureBaselines(database.connectionString, ceilingSeconds);
 
     process.stderr.write('• starting treasury-signer and treasury-api\n');
     const socket = path.join(dir, 'signer.sock');
@@ -133,16 +146,18 @@ async function main(): Promise<void> {
     children.push(await startBenchSigner(signerEnv(socket, true)));
     const signerPid = children[0]?.pid;
     const bareSocket = path.join(dir, 'signer-bare.sock');
-    const signerCeiling = await measureSignerCeiling({
-      socket,
-      signerPid,
-      seconds: ceilingSeconds,
-      approver,
-      startBare: () => startBenchSigner(signerEnv(bareSocket, false)),
-      bareSocket,
-      usdc: USDC,
-      payTo: SELLER,
-    });
+    const signerCeiling = SATURATION_ONLY
+      ? undefined
+      : await measureSignerCeiling({
+          socket,
+          signerPid,
+          seconds: ceilingSeconds,
+          approver,
+          startBare: () => startBenchSigner(signerEnv(bareSocket, false)),
+          bareSocket,
+          usdc: USDC,
+          payTo: SELLER,
+        });
 
     const apiPort = await freePort();
     const admin = `adm_${randomBytes(24).toString('base64url')}`;
@@ -159,7 +174,7 @@ async function main(): Promise<void> {
     const minted = await post('/v1/treasury', admin, { owner_type: 'bench', owner_id: 'bench' });
     const apiKey = minted.body.api_key as string;
     process.stderr.write(`• creating ${WALLETS} wallets\n`);
-    const walletIds = await createBenchWallets(post, apiKey, WALLETS);
+    const walletIds = await createBenchWallets(post, apiKey, WALLETS, WALLET_POLICY);
     // The load generator shares the two cores with what it measures (./support/pay-bench-load.ts). As the SDK's
     // TreasuryAccount asks for each signature: under an Idempotency-Key of its own (BENCH_IDEMPOTENCY_KEYS=0: none).
     const load = new PayLoad({
@@ -183,7 +198,7 @@ async function main(): Promise<void> {
     // A wallet's first payment by process (its key's unwrap and its first snapshot read are made when the wallet is),
     // on a pay path already compiled by payments from other wallets (FIRST_PAY_WARM_SECONDS).
     if (FIRST_PAY_WARM_SECONDS > 0) {
-      const warmWallets = await createBenchWallets(post, apiKey, FIRST_PAY_WARM_WALLETS);
+      const warmWallets = await createBenchWallets(post, apiKey, FIRST_PAY_WARM_WALLETS, WALLET_POLICY);
       await drive(CONCURRENCY, FIRST_PAY_WARM_SECONDS, (i) => load.payOnce(warmWallets[i % warmWallets.length]!));
     }
     const cpuBeforeFirst = sample();
@@ -198,18 +213,44 @@ async function main(): Promise<void> {
     const metricsBeforeSpread = await scrape();
     const threads = () => ({ api: readProcessThreads(apiChild.pid), signer: readProcessThreads(signerPid) });
     const threadsBefore = threads();
+    // (a) and (b) marked on the profiles' clock, and recorded by `perf` with BENCH_PERF_DIR (./support/profile-windows.ts).
+    const marks = new PhaseMarks();
+    const stopPerf = startPerfRecord(apiChild.pid);
+    const stopHeapSampling = startHeapSampling(apiChild.pid);
     const cpuBefore = sample();
     load.phase = '(a)';
-    const spread = await drive(CONCURRENCY, SECONDS, spreadPay);
+    const spread = await marks.around('(a)', () => drive(CONCURRENCY, SECONDS, spreadPay));
     const cpuAfter = sample();
     const threadsAfter = threads();
     const metricsAfterSpread = await scrape();
     process.stderr.write(`• pay (b): one hot wallet, ${CONCURRENCY} concurrent, ${SECONDS} s\n`);
     load.phase = '(b)';
-    const hot = await drive(CONCURRENCY, SECONDS, () => load.payOnce(walletIds[0]!));
+    const hot = await marks.around('(b)', () => drive(CONCURRENCY, SECONDS, () => load.payOnce(walletIds[0]!)));
     const cpuAfterHot = sample();
     const threadsAfterHot = threads();
     const metricsAfterHot = await scrape();
+    await stopPerf();
+    await stopHeapSampling();
+    if (!baselines || !signerCeiling) {
+      // BENCH_PHASES=saturation: the raw ceiling again, so a machine shared with other work shows in the spread.
+      const after = await measureHsmCeiling({ token, seconds: ceilingSeconds, usdc: USDC, payTo: SELLER });
+      const lines = saturationReport({
+        machine: { cores: os.cpus().length, node: process.version, at: new Date().toISOString(), code: benchCode() },
+        concurrency: CONCURRENCY,
+        wallets: WALLETS,
+        hsm: [hsm, after.hsm],
+        spread,
+        hot,
+        cpu: [cpuBefore, cpuAfter, cpuAfterHot],
+        threads: [threadsBefore, threadsAfter, threadsAfterHot],
+        metrics: [metricsBeforeSpread, metricsAfterSpread, metricsAfterHot],
+        failures: load.failures,
+        failureCodes: load.failureCodes,
+      });
+      load.close();
+      process.stdout.write(lines.join('\n') + '\n');
+      return;
+    }
 
     // The second check's cost in this run: the same pays through a second API whose signer keeps no store, in
     // alternating one-second slices (./support/pay-bench-store-cost.ts). Its processes run until the signed phases' turn.
@@ -249,7 +290,7 @@ async function main(): Promise<void> {
     let signed: { spread: DriveResult; hot: DriveResult; cpu: [CpuSample, CpuSample, CpuSample] } | undefined;
     if (approver) {
       process.stderr.write(`• signing the ${WALLETS} wallets' policies, then (a) and (b) again\n`);
-      await signBenchPolicies(api, apiKey, walletIds, approver, BENCH_WALLET_POLICY);
+      await signBenchPolicies(api, apiKey, walletIds, approver, WALLET_POLICY);
       load.phase = '(a, signed) warm-up';
       await drive(CONCURRENCY, 2, spreadPay);
       load.phase = '(a, signed)';
@@ -285,9 +326,9 @@ async function main(): Promise<void> {
       },
       machine: { cores: os.cpus().length, node: process.version, at: new Date().toISOString(), code: benchCode() },
       history,
-      ceilings: { hsm, ratioBound, dbSpread, dbHot, ...signerCeiling },
-      wakeUps,
-      placement,
+      ceilings: { hsm, ratioBound, dbSpread: baselines.dbSpread, dbHot: baselines.dbHot, ...signerCeiling },
+      wakeUps: baselines.wakeUps,
+      placement: baselines.placement,
       first,
       spread,
       hot,

@@ -4,8 +4,9 @@
  * event-loop and collection probe (./loop-probe.ts) loaded; the signer with the SoftHSM token, raised per-wallet
  * ceilings and, with the store, its policy database and the bench's approver.
  *
- * Options (env, read when a process starts): BENCH_CPU_PROFILE_DIR, BENCH_NODE_FLAGS, BENCH_SIGNER_STDOUT and
- * BENCH_API_STDOUT, as pay-bench.ts's header describes them. Limits: not for tests; the caller stops the
+ * Options (env, read when a process starts): BENCH_CPU_PROFILE_DIR, BENCH_PERF_DIR (the API with `--perf-basic-prof`,
+ * ./profile-windows.ts), BENCH_HEAP_PROFILE_DIR (the API with ./heap-sampling-probe.ts), BENCH_NODE_FLAGS, BENCH_SIGNER_STDOUT and BENCH_API_STDOUT, as pay-bench.ts's header
+ * describes them. Limits: not for tests; the caller stops the
  * children it is given.
  */
 import type { ChildProcess } from 'node:child_process';
@@ -23,17 +24,22 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 
 /** The event-loop and collection probe loaded into the signer and the API (./loop-probe.ts). */
 const LOOP_PROBE = path.join(ROOT, 'bench/support/loop-probe.ts');
+/** The API's allocation sampler, with BENCH_HEAP_PROFILE_DIR (./heap-sampling-probe.ts). */
+const HEAP_PROBE = path.join(ROOT, 'bench/support/heap-sampling-probe.ts');
 
 /**
  * Node flags for the signer or API process: its own start-up flags (ops/node-flags.ts, as `npm run start:*` and
- * the images run it), then BENCH_CPU_PROFILE_DIR (V8 CPU profiles, see support/summarise-cpu-profile.ts) and
- * BENCH_NODE_FLAGS (e.g. `--perf-basic-prof` for `perf record`; a flag given again there wins).
+ * the images run it), then BENCH_CPU_PROFILE_DIR (V8 CPU profiles, see support/summarise-cpu-profile.ts), for the
+ * API BENCH_PERF_DIR (`--perf-basic-prof`: JavaScript's names for `perf record`, ./profile-windows.ts), and
+ * BENCH_NODE_FLAGS (a flag given again there wins).
  */
 export function childNodeFlags(entry: 'signer/main.ts' | 'src/api/main.ts'): string[] {
   const dir = process.env.BENCH_CPU_PROFILE_DIR;
+  const perf = entry === 'src/api/main.ts' && process.env.BENCH_PERF_DIR;
   return [
     ...nodeFlagsFor(entry),
     ...(dir ? ['--cpu-prof', `--cpu-prof-dir=${dir}`] : []),
+    ...(perf ? ['--perf-basic-prof'] : []),
     ...(process.env.BENCH_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean),
   ];
 }
@@ -92,14 +98,15 @@ export function startPayBenchApi(o: {
   port: number;
   probeFile: string;
 }): Promise<ChildProcess> {
+  const heapDir = process.env.BENCH_HEAP_PROFILE_DIR;
   return startBenchApi({
     databaseUrl: o.databaseUrl,
     signerSocket: o.signerSocket,
     adminToken: o.adminToken,
     port: o.port,
     nodeFlags: childNodeFlags('src/api/main.ts'),
-    imports: [LOOP_PROBE],
-    env: { LOOP_PROBE_FILE: o.probeFile },
+    imports: heapDir ? [LOOP_PROBE, HEAP_PROBE] : [LOOP_PROBE],
+    env: { LOOP_PROBE_FILE: o.probeFile, ...(heapDir ? { HEAP_PROBE_DIR: heapDir } : {}) },
     // BENCH_API_STDOUT: a file for the API's standard output (what V8's --trace-gc* flags print there).
     stdout: process.env.BENCH_API_STDOUT ? fs.openSync(process.env.BENCH_API_STDOUT, 'w') : 'ignore',
   });

@@ -174,17 +174,18 @@ async function postRetryingBusy<T extends { status: number }>(send: () => Promis
   }
 }
 
-/** Creates `count` wallets under `apiKey`, 16 at a time; their ids. Throws on an answer other than 201. */
+/** Creates `count` wallets under `apiKey` with `policy`, 16 at a time; their ids. Throws on an answer other than 201. */
 export async function createBenchWallets(
   post: ReturnType<typeof benchPost>,
   apiKey: string,
   count: number,
+  policy: object = BENCH_WALLET_POLICY,
 ): Promise<string[]> {
   const walletIds: string[] = [];
   for (let i = 0; i < count; i += 16) {
     const batch = await Promise.all(
       Array.from({ length: Math.min(16, count - i) }, () =>
-        postRetryingBusy(() => post('/v1/wallets', apiKey, { policy: BENCH_WALLET_POLICY })),
+        postRetryingBusy(() => post('/v1/wallets', apiKey, { policy })),
       ),
     );
     for (const b of batch)

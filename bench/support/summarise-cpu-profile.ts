@@ -6,14 +6,19 @@
  * not always equal to, the source lines).
  *
  * Usage: node --import tsx bench/support/summarise-cpu-profile.ts <file.cpuprofile> [--top=30] [--filter=S]
- *        [--window=A-B | --busy]
+ *        [--window=A-B | --busy | --phase=P[,Q]]
  *   --filter keeps only samples whose stack has a frame whose file includes S (e.g. `src/x402`);
  *   --window keeps samples taken from A to B seconds after the profile started; --busy keeps the seconds in
- *   which the thread was idle less than half the time (the load phases, without start-up and waiting).
- * A per-second busy/idle timeline is printed first, to pick a window.
+ *   which the thread was idle less than half the time (the load phases, without start-up and waiting);
+ *   --phase keeps the phases `npm run bench` marked beside the profile (`--phase=(a),(b)`; ./profile-windows.ts)
+ *   and prints each function's time per payment of those phases, µs, beside its share.
+ * A per-second busy/idle timeline is printed first, to pick a window. Idle samples are never counted in the
+ * shares. V8 samples wall time: a system call that wakes another process (a socket write) is charged with the
+ * time its thread then waited to run again; read CPU from `perf` (BENCH_PERF_DIR).
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { readPhaseMarks } from './profile-windows.js';
 
 interface ProfileNode {
   id: number;
@@ -39,9 +44,21 @@ if (!file) {
 }
 const top = Number(flag('top') ?? 30);
 const filter = flag('filter');
-const windowArg = flag('window')?.split('-').map(Number);
 const busyOnly = args.includes('--busy');
 const profile = JSON.parse(fs.readFileSync(file, 'utf8')) as Profile;
+/** The marked phases asked for, as windows in seconds since the profile started, and their payments. */
+const phases = (() => {
+  const names = flag('phase')?.split(',');
+  if (!names) return undefined;
+  const marks = readPhaseMarks(file);
+  const picked = names.map((name) => {
+    const mark = marks?.[name];
+    if (!mark) throw new Error(`no mark for phase ${name} beside ${file}`);
+    return [(mark.startMicros - profile.startTime) / 1e6, (mark.endMicros - profile.startTime) / 1e6, mark.ops];
+  });
+  return { windows: picked, ops: picked.reduce((sum, [, , ops]) => sum + ops!, 0) };
+})();
+const windowArg = phases?.windows ?? (flag('window') ? [flag('window')!.split('-').map(Number)] : undefined);
 const root = process.cwd();
 
 const byId = new Map<number, ProfileNode>();
@@ -77,7 +94,7 @@ const idleBySecond = new Map<number, [number, number]>();
 const busySeconds = new Set([...idleBySecond].filter(([, [idle, busy]]) => busy > idle).map(([s]) => s));
 const inWindow = (i: number) => {
   const s = sampleAt[i]!;
-  if (windowArg) return s >= windowArg[0]! && s < windowArg[1]!;
+  if (windowArg) return windowArg.some(([a, b]) => s >= a! && s < b!);
   if (busyOnly) return busySeconds.has(Math.floor(s));
   return true;
 };
@@ -94,8 +111,9 @@ let kept = 0;
 for (let i = 0; i < profile.samples.length; i++) {
   const dt = (profile.timeDeltas[i + 1] ?? profile.timeDeltas[i] ?? 0) / 1000; // ms; the delta after the sample
   if (!inWindow(i)) continue;
-  all += dt;
   const leaf = byId.get(profile.samples[i]!)!;
+  if (leaf.callFrame.functionName === '(idle)') continue;
+  all += dt;
   const stack: ProfileNode[] = [];
   for (let id: number | undefined = leaf.id; id !== undefined; id = parent.get(id)) stack.push(byId.get(id)!);
   if (filter && !stack.some((n) => n.callFrame.url.includes(filter))) continue;
@@ -117,13 +135,16 @@ const list = (m: Map<string, number>, n: number) =>
   [...m.entries()]
     .sort((a, b) => b[1] - a[1])
     .slice(0, n)
-    .map(([k, v]) => `${v.toFixed(0).padStart(7)} ms ${((100 * v) / kept).toFixed(1).padStart(5)}%  ${k}`)
+    .map(
+      ([k, v]) =>
+        `${v.toFixed(0).padStart(7)} ms ${((100 * v) / kept).toFixed(1).padStart(5)}%${phases ? ` ${((v * 1000) / phases.ops).toFixed(1).padStart(7)} µs/pay` : ''}  ${k}`,
+    )
     .join('\n');
 
 process.stdout.write(
   [
     `busy share per second since start: ${timeline}`,
-    `${file}: ${all.toFixed(0)} ms sampled${windowArg ? ` in ${windowArg[0]}-${windowArg[1]} s` : busyOnly ? ` in the ${busySeconds.size} busy seconds` : ''}${filter ? `, ${kept.toFixed(0)} ms with a frame in ${filter}` : ''}`,
+    `${file}: ${all.toFixed(0)} ms busy${windowArg ? ` in ${windowArg.map(([a, b]) => `${a!.toFixed(1)}-${b!.toFixed(1)}`).join(', ')} s` : busyOnly ? ` in the ${busySeconds.size} busy seconds` : ''}${filter ? `, ${kept.toFixed(0)} ms with a frame in ${filter}` : ''}${phases ? `; ${phases.ops} payments, ${((kept * 1000) / phases.ops).toFixed(0)} µs busy a payment` : ''}`,
     '',
     `top ${top} by self time:`,
     list(self, top),

@@ -15,9 +15,8 @@
  */
 import { x402UptoPermit2ProxyAddress } from '@x402/evm';
 import { counterpartyKey } from '../../../policy/counterparty-address.js';
-import { evaluatePolicy } from '../../../policy/evaluate-policy.js';
+import { evaluateParsedPolicy } from '../../../policy/evaluate-policy.js';
 import { formatUsd } from '../../../policy/money.js';
-import type { WalletPolicy } from '../../../policy/policy-schema.js';
 import type { PolicyDecision, SpendRequest } from '../../../policy/policy-types.js';
 import { policyWindows } from '../../../policy/policy-windows.js';
 import { buildAuditRow } from '../audit/audit-ledger.js';
@@ -28,6 +27,7 @@ import type { CallContext, Decided, PreviousAttempt, Reservation, SpendPlan } fr
 import { paymentTerms, type PaymentAuthorization } from './payment-authorization.js';
 import type { DecisionRow } from './store/decision-write.js';
 import { isoDate } from './store/pay-statements.js';
+import { parsedPolicyOf } from './snapshot-policy.js';
 
 /** Where a decision's fresh identifiers and signed terms come from (randomness and the wall clock in production). */
 export interface DecisionMint {
@@ -67,7 +67,8 @@ export function decidePayment(input: DecisionInput): Decided {
     to: plan.to,
     capability: plan.capability,
   };
-  const decision = evaluatePolicy(wallet.policy as WalletPolicy, request, state, now);
+  // Parsed once per snapshot read, not per payment (./snapshot-policy.ts); the same rules decide.
+  const decision = evaluateParsedPolicy(parsedPolicyOf(wallet.policy), request, state, now);
   const decisionId = mint.id('pd_');
   if (!decision.allowed) return denied(input, decisionId, decision);
   return reserved(input, { decisionId, decision, chain, keys });

@@ -26,9 +26,8 @@
  */
 import type { Knex } from 'knex';
 import { PERMIT2_ADDRESS } from '@x402/evm';
-import { evaluatePolicy } from '../../../policy/evaluate-policy.js';
+import { evaluateParsedPolicy } from '../../../policy/evaluate-policy.js';
 import { parseUsd } from '../../../policy/money.js';
-import type { WalletPolicy } from '../../../policy/policy-schema.js';
 import type { PolicyDecision, SpendRequest } from '../../../policy/policy-types.js';
 import { generateId } from '../auth/token-codec.js';
 import type { BalanceReader } from '../chain/balance-reader.js';
@@ -51,6 +50,7 @@ import { reservePayment } from './reserve-payment.js';
 import { signEip2612Permit, type Eip2612PermitInfo } from './sign-eip2612-permit.js';
 import { signReservation } from './sign-payment.js';
 import { SnapshotCache } from './snapshot-cache.js';
+import { parsedPolicyOf } from './snapshot-policy.js';
 import { ExactMessageBuilder, exactMessageOptions, type SolanaMessageConfig } from './solana/build-exact-message.js';
 import { solanaSpendPlan } from './solana/solana-spend-plan.js';
 import { PgPaySnapshotStore, PgPayWriteStore } from './store/pg-pay-stores.js';
@@ -251,7 +251,7 @@ export class PayService {
       accountId,
       walletId,
     );
-    return evaluatePolicy(snapshot.wallet.policy as WalletPolicy, request, snapshot.state, now);
+    return evaluateParsedPolicy(parsedPolicyOf(snapshot.wallet.policy), request, snapshot.state, now);
   }
 
   /**

@@ -18,6 +18,7 @@ import { AppError } from '../errors/app-error.js';
 import type { WalletRow } from '../wallets/store/wallet-store.js';
 import type { PreviousAttempt, SnapshotChange } from './pay-types.js';
 import { stateAfterPayment } from './rule-state.js';
+import { sealPolicy } from './snapshot-policy.js';
 import { isoDate } from './store/pay-statements.js';
 import { addToVelocityWindow, ageVelocityWindow, type VelocityWindow } from './velocity-window.js';
 
@@ -46,6 +47,8 @@ export function snapshotFromRows(rows: ReadonlyArray<Record<string, unknown>>): 
   const row = rows[0] as SnapshotRow | undefined;
   if (!row) return undefined;
   const { last_paid_at, totals, recent, audit_head, previous, ...wallet } = row;
+  // Frozen as read, so that every payment decided on this snapshot (remembered or not) evaluates one parsed form.
+  wallet.policy = sealPolicy(wallet.policy);
   const state: SpendState = {
     dailySpentMicro: BigInt(totals?.day ?? 0),
     weeklySpentMicro: BigInt(totals?.week ?? 0),
