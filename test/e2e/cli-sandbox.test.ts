@@ -46,7 +46,11 @@ describe('xx CLI against the npm start sandbox (real binary, real chain)', funct
   let metered: http.Server | undefined;
 
   before(async () => {
-    sandbox = await startSandbox();
+    // Every `xx` user here signs in from 127.0.0.1: on a quick run the file's sign-ins (init, service init,
+    // --restore, the prompted init) fall within one minute and pass the per-address limits of a deployment (10
+    // inits, 30 nonces), which answer 429 — limits their own tests hold (test/integration/api/rate-limits.test.ts),
+    // not what this file is about.
+    sandbox = await startSandbox({ TREASURY_RATE_LIMIT_INIT: '200', TREASURY_RATE_LIMIT_NONCE: '600' });
     env = homeEnv(sandbox, 'buyer');
   });
   after(async () => {
