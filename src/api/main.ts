@@ -10,7 +10,6 @@
  * second signal exits at once.
  */
 import http from 'node:http';
-import type { Registry } from 'prom-client';
 import { loadAppConfig } from './config/app-config.js';
 import { productionRefusal } from './config/production-mode.js';
 import { installedPayFaultHooks } from './pay/pay-fault-hooks.js';
@@ -22,6 +21,7 @@ import { describeError } from './log/describe-error.js';
 import { redactUrlsIn } from '../shared/redact-url.js';
 import { createTreasuryApp, type TreasuryApp } from './app.js';
 import { closeable, type Closeable } from '../../base/closeables.js';
+import { createMetricsServer, listenOn, metricsListenerCloseables } from '../shared/metrics-listener.js';
 import { startRepeatingTask } from '../../base/repeating-task.js';
 import { installShutdown, watchParent } from '../../base/shutdown-signals.js';
 
@@ -71,32 +71,6 @@ function startWorkers(app: TreasuryApp, log: Logger): Closeable[] {
   ];
 }
 
-/** GET /metrics of `registry`, alone, on `at` (TREASURY_METRICS_PORT/_HOST): anything else is 404. */
-function listenMetrics(registry: Registry, at: { host: string; port: number }): Promise<http.Server> {
-  const server = http.createServer({ maxHeaderSize: 16 * 1024, requestTimeout: 30_000 }, (req, res) => {
-    if ((req.method !== 'GET' && req.method !== 'HEAD') || req.url !== '/metrics') return void res.writeHead(404).end();
-    registry.metrics().then(
-      (text) => res.writeHead(200, { 'content-type': registry.contentType }).end(text),
-      () => res.writeHead(500).end(),
-    );
-  });
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(at.port, at.host, () => resolve(server));
-  });
-}
-
-/** The metrics listener's closing step, when there is one: it stops accepting; a scrape still open is cut. */
-function metricsCloseables(server: http.Server | undefined): Closeable[] {
-  if (!server) return [];
-  const close = () => {
-    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-    server.closeAllConnections();
-    return closed;
-  };
-  return [closeable('metrics_listener', close, 2_000)];
-}
-
 async function main(): Promise<void> {
   const refusal = productionRefusal(process.env, {
     execArgv: process.execArgv,
@@ -141,7 +115,7 @@ async function main(): Promise<void> {
     log,
     closeables: () => [
       ...app.closeables(workers),
-      ...metricsCloseables(metricsServer),
+      ...metricsListenerCloseables(metricsServer, 2_000),
       closeable('database_pool', () => knex.destroy(), 5_000),
       closeable('embedded_database', () => db.stop(), 20_000),
     ],
@@ -150,7 +124,10 @@ async function main(): Promise<void> {
     // Started by the sandbox: never outlive it, even if it was killed without a chance to stop us.
     workers.push(watchParent(shutdown));
   }
-  if (config.metricsListener) metricsServer = await listenMetrics(app.metrics.registry, config.metricsListener);
+  if (config.metricsListener) {
+    metricsServer = createMetricsServer(app.metrics.registry);
+    await listenOn(metricsServer, config.metricsListener);
+  }
   await app.listen(config.port, config.host);
   log.info(
     {

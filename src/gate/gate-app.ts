@@ -17,6 +17,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { closeable, type Closeable } from '../../base/closeables.js';
+import { createMetricsServer, listenOn, metricsListenerCloseables } from '../shared/metrics-listener.js';
 import { resolveFacilitator, type FacilitatorLike } from '../x402/facilitator-client.js';
 import type { FetchLike } from '../x402/bounded-fetch.js';
 import { LedgerReporter } from '../x402/seller/ledger-reporter.js';
@@ -54,44 +55,12 @@ export interface GateApp {
 
 const silentLogger: X402Logger = { debug() {}, info() {}, warn() {}, error() {} };
 
-/** The metrics listener: GET (or HEAD) /metrics from the gate's registry; anything else is 404. */
-function createMetricsServer(metrics: GateMetrics): http.Server {
-  const server = http.createServer((req, res) => {
-    if ((req.method !== 'GET' && req.method !== 'HEAD') || req.url !== '/metrics') return void res.writeHead(404).end();
-    metrics.registry.metrics().then(
-      (text) => res.writeHead(200, { 'content-type': metrics.registry.contentType }).end(text),
-      () => res.writeHead(500).end(),
-    );
-  });
-  server.requestTimeout = 30_000;
-  server.headersTimeout = 10_000;
-  return server;
-}
-
-/**
- * The metrics listener's closing step, when there is one: last, so it is scraped while the gate drains; a scrape
- * still open then is cut (Prometheus asks again).
- */
-function metricsListenerCloseables(server: http.Server | undefined): Closeable[] {
-  if (!server) return [];
-  const close = () => {
-    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-    server.closeAllConnections();
-    return closed;
-  };
-  return [closeable('metrics_listener', close)];
-}
-
 /** `server` listening on `at` (nothing when either is absent: no metrics listener configured). */
-async function listenOn(
+async function listenIfConfigured(
   server: http.Server | undefined,
   at: { port: number; host: string } | undefined,
 ): Promise<void> {
-  if (!server || !at) return;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(at.port, at.host, () => resolve());
-  });
+  if (server && at) await listenOn(server, at);
 }
 
 export interface GateAppOptions {
@@ -133,7 +102,7 @@ export function createGateApp(config: GateConfig, options: GateAppOptions = {}):
   const recording = config.uptimeReportMs > 0 ? uptime.buckets : undefined;
   const address = createAddressProof(config, doFetch, logger);
   const server = createGateServer({ config, catalogue, core, proxy, metrics, logger, uptime: recording, address });
-  const metricsServer = config.metricsListener ? createMetricsServer(metrics) : undefined;
+  const metricsServer = config.metricsListener ? createMetricsServer(metrics.registry) : undefined;
   let drained: Promise<void> = Promise.resolve();
 
   const closeables = (): Closeable[] => [
@@ -172,8 +141,8 @@ export function createGateApp(config: GateConfig, options: GateAppOptions = {}):
     async listen() {
       void catalogue.start();
       uptime.reporter.start();
-      await listenOn(metricsServer, config.metricsListener);
-      await listenOn(server, config);
+      await listenIfConfigured(metricsServer, config.metricsListener);
+      await listenIfConfigured(server, config);
       // The platform fetches the token from the public address: only once the gate answers there.
       void address?.start();
       const { port } = server.address() as AddressInfo;
