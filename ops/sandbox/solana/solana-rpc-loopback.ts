@@ -8,25 +8,12 @@
  * blockhashes from, and so paying on, a public Solana cluster by a variable left in the shell.
  * Does not: check who answers on the loopback port (any local process may listen there).
  */
-import net from 'node:net';
+import { isLoopbackHttpUrl } from '../../../src/shared/loopback-host.js';
 import { SandboxError } from '../sandbox-error.js';
 
-function isLoopbackHostname(hostname: string): boolean {
-  const host = hostname.startsWith('[') && hostname.endsWith(']') ? hostname.slice(1, -1) : hostname;
-  if (host === 'localhost') return true;
-  if (net.isIPv4(host)) return host.startsWith('127.');
-  return net.isIPv6(host) && host === '::1';
-}
-
-/** Whether `raw` is an http(s) URL on a loopback host. */
+/** Whether `raw` is an http(s) URL on a loopback host (the shared rule: src/shared/loopback-host.ts). */
 export function isLoopbackRpcUrl(raw: string): boolean {
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    return false;
-  }
-  return (url.protocol === 'http:' || url.protocol === 'https:') && isLoopbackHostname(url.hostname);
+  return isLoopbackHttpUrl(raw);
 }
 
 /** Throws `sandbox_solana_rpc_not_loopback` unless `raw` is a loopback http(s) URL; `source` names where it came from. */

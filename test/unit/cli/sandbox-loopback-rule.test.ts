@@ -4,16 +4,21 @@
  * Solana RPC (self-custody-solana.ts, `solana_rpc_not_loopback`) and a faucet asked for money (local-sandbox.ts,
  * `faucet_not_loopback`) — and the API's (src/api/net/loopback-url.ts) accept and refuse the same URLs: a faucet URL
  * the API announces is one the CLI calls. Through the real modules and a real sandbox.json (0600) in a temporary
- * TREASURY_DATA_DIR; the faucet's fetch is recorded and answered here, so no request leaves the process.
+ * TREASURY_DATA_DIR; the faucet's fetch is recorded and answered here, so no request leaves the process. Two more
+ * callers hold to the same rule: where `xx mcp --http` may listen without `--allow-remote`
+ * (mcp-listen-address.ts, `non_loopback_refused`) and the Solana RPC a sandbox API may read
+ * (ops/sandbox/solana/solana-rpc-loopback.ts, `sandbox_solana_rpc_not_loopback`).
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { assertLoopbackSolanaRpc } from '../../../ops/sandbox/solana/solana-rpc-loopback.js';
 import { isLoopbackUrl as apiIsLoopbackUrl } from '../../../src/api/net/loopback-url.js';
 import { localChain } from '../../../src/cli/commands/account/local-chain.js';
 import { requestSandboxFaucet } from '../../../src/cli/commands/account/local-sandbox.js';
 import { localSolanaChain } from '../../../src/cli/commands/account/self-custody-solana.js';
+import { parseListenAddress } from '../../../src/cli/commands/mcp/mcp-listen-address.js';
 import type { CliContext } from '../../../src/cli/core/cli-context.js';
 import { CliError } from '../../../src/cli/core/cli-error.js';
 import { isLoopbackHttpUrl } from '../../../src/shared/loopback-host.js';
@@ -128,5 +133,33 @@ describe('the CLI and the API share one loopback rule for sandbox URLs', () => {
       );
     }
     assert.deepEqual(fetched, LOOPBACK, 'the faucet was asked on loopback URLs only');
+  });
+
+  it("the sandbox's Solana RPC check agrees with it on every URL", () => {
+    for (const url of [...LOOPBACK, ...ELSEWHERE]) {
+      let code = 'accepted';
+      try {
+        assertLoopbackSolanaRpc(url, 'TREASURY_SOLANA_RPC_URL');
+      } catch (err) {
+        code = (err as { code?: string }).code ?? String(err);
+      }
+      assert.equal(code, isLoopbackHttpUrl(url) ? 'accepted' : 'sandbox_solana_rpc_not_loopback', url);
+    }
+  });
+
+  it('`xx mcp --http` listens without --allow-remote exactly where the rule says loopback', async () => {
+    // host:port as `--http` takes them: the URLs' hosts whose spelling its parser reads (an IPv6 address in
+    // brackets, hex groups only; a name of letters, digits, dots and dashes).
+    const hosts = ['127.0.0.1', '127.9.9.9', 'localhost', '[::1]', '[::ffff:7f00:1]', '0.0.0.0', '[::]', '10.0.0.1'];
+    hosts.push('192.168.1.10', '[2001:db8::1]', '[::ffff:a00:1]', 'localhost.example', 'app.localhost');
+    for (const host of hosts) {
+      const loopback = isLoopbackHttpUrl(`http://${host}:9`);
+      assert.equal(
+        await outcome(() => parseListenAddress(`${host}:8765`, false)),
+        loopback ? 'accepted' : 'non_loopback_refused',
+        host,
+      );
+      assert.equal(parseListenAddress(`${host}:8765`, true).loopback, loopback, `--allow-remote: ${host}`);
+    }
   });
 });

@@ -1,6 +1,6 @@
 /**
- * Where `xx mcp --http <host:port>` listens, and which Host headers it answers. Loopback (127.0.0.0/8, ::1,
- * localhost) unless `--allow-remote` says otherwise: the endpoint spends with the agent's PAT for whoever holds
+ * Where `xx mcp --http <host:port>` listens, and which Host headers it answers. Loopback (the shared rule,
+ * src/shared/loopback-host.ts: 127.0.0.0/8, ::1, IPv4-mapped 127.0.0.0/8, localhost) unless `--allow-remote` says otherwise: the endpoint spends with the agent's PAT for whoever holds
  * its bearer (./mcp-http-bearer.ts), which plain HTTP carries in clear off loopback, so a non-loopback bind is
  * refused without that explicit flag.
  *
@@ -8,7 +8,7 @@
  * requests whose Host names the address itself are answered (./mcp-http-server.ts); an accidental 0.0.0.0.
  * Does not: encrypt the traffic on a non-loopback bind (put it behind something that does).
  */
-import net from 'node:net';
+import { isLoopbackHost } from '../../../shared/loopback-host.js';
 import { CliError } from '../../core/cli-error.js';
 
 export interface ListenAddress {
@@ -24,13 +24,6 @@ function bad(message: string): CliError {
     exitCode: 2,
     details: { flag: '--http' },
   });
-}
-
-export function isLoopbackHost(host: string): boolean {
-  if (host === 'localhost') return true;
-  if (net.isIPv4(host)) return host.startsWith('127.');
-  if (net.isIPv6(host)) return host === '::1';
-  return false;
 }
 
 /** `127.0.0.1:8765`, `localhost:0`, `[::1]:8765`; port 0 picks a free one. */
