@@ -15,10 +15,10 @@
 #
 # Both images know both users (same ids, so a shared volume keeps its owners); each target runs as its own.
 # The socket directory /run/treasury is 2750 treasury-signer:treasury: the signer creates its socket 0660 in
-# group treasury, the API's user connects, no other user can; the API's user is not in the signer's group. The signer's token volume (/var/lib/treasury-signer, 0700 treasury-signer) is
-# initialised once with the signer image:
-#   docker run --rm -v signer-hsm:/var/lib/treasury-signer treasury-signer \
-#     node dist/ops/softhsm/init-token.js --dir /var/lib/treasury-signer/softhsm
+# group treasury, the API's user connects, no other user can; the API's user is not in the signer's group. The signer's token volume (/var/lib/treasury-signer, 0700 treasury-signer) and its PIN volume
+# (/var/lib/treasury-signer-pins, 0700) are initialised once with the signer image:
+#   docker run --rm -v signer-hsm:/var/lib/treasury-signer -v signer-pins:/var/lib/treasury-signer-pins treasury-signer \
+#     node dist/ops/softhsm/init-token.js --dir /var/lib/treasury-signer/softhsm --pin-dir /var/lib/treasury-signer-pins
 # Migrations run from the API image: docker run --rm -e DATABASE_URL=… treasury-api node dist/src/api/db/migrate-cli.js latest
 # Sandbox-only packages removed from the runtime node_modules: see SANDBOX_ONLY_PACKAGES below.
 
@@ -92,12 +92,14 @@ FROM runtime-base AS signer
 RUN apt-get update \
     && apt-get install -y --no-install-recommends softhsm2 \
     && rm -rf /var/lib/apt/lists/* \
-    && install -d -o treasury-signer -g treasury-signer -m 0700 /var/lib/treasury-signer
+    && install -d -o treasury-signer -g treasury-signer -m 0700 /var/lib/treasury-signer \
+    && install -d -o treasury-signer -g treasury-signer -m 0700 /var/lib/treasury-signer-pins
+# The PINs live on a volume of their own: a copy of the token's volume does not carry what opens it.
 ENV TREASURY_SIGNER_SOCKET_MODE=0660 \
     SOFTHSM2_CONF=/var/lib/treasury-signer/softhsm/softhsm2.conf \
-    TREASURY_PKCS11_PIN_FILE=/var/lib/treasury-signer/softhsm/user.pin \
+    TREASURY_PKCS11_PIN_FILE=/var/lib/treasury-signer-pins/user.pin \
     TREASURY_SIGNER_LIMITS_STATE_FILE=/var/lib/treasury-signer/limits-state.json
-VOLUME ["/var/lib/treasury-signer", "/run/treasury"]
+VOLUME ["/var/lib/treasury-signer", "/var/lib/treasury-signer-pins", "/run/treasury"]
 USER treasury-signer
 HEALTHCHECK --interval=15s --timeout=5s --start-period=20s --retries=3 \
     CMD ["node", "dist/signer/health-check.js"]

@@ -3,14 +3,16 @@
  * `initSoftHsmToken({ dir })` from the sandbox, tests and benchmarks).
  *
  * Creates <dir> (0700) with softhsm2.conf (tokens under <dir>/tokens), user and SO PINs in 0600 files
- * unless given, the token (only if no token with that label exists) and the root KEK (only if absent):
+ * (`user.pin`, `so.pin`) in <pin-dir> (0700; `--pin-dir`, by default <dir> itself) unless given, the token (only if no token with that label exists) and the root KEK (only if absent):
  * an AES-256 token object, sensitive, non-extractable, not modifiable, that may only wrap and unwrap
  * (template: signer/backends/pkcs11/key-templates.ts). Installs softhsm2 with apt when missing and root;
  * otherwise names the exact command and fails.
  * Protects against: PINs in output (the summary names the PIN file, never a PIN), PINs in any process's
  * arguments (the token is initialised through PKCS#11 in this process — C_InitToken, C_InitPIN — never by
  * `softhsm2-util --init-token --so-pin … --pin …`, whose arguments every local user can read in the process
- * list) and world-readable token files or PINs (0700 directory, 0600 files).
+ * list), world-readable token files or PINs (0700 directories, 0600 files) and, with a <pin-dir> on another
+ * volume (as the images do), a copy of the token's volume that carries the PINs that open it. PIN files an
+ * earlier run left in <dir> are moved to <pin-dir> (written there and synced before they are removed).
  * Known limits: a local development tool, not a production HSM ceremony.
  */
 import { execFileSync } from 'node:child_process';
@@ -33,6 +35,8 @@ export interface SoftHsmToken {
 
 export interface InitSoftHsmOptions {
   dir: string;
+  /** Where the PIN files live; by default `dir`. */
+  pinDir?: string;
   tokenLabel?: string;
   kekLabel?: string;
   userPin?: string;
@@ -48,6 +52,19 @@ export function ensureSoftHsmInstalled(modulePath = DEFAULT_SOFTHSM_MODULE): voi
   execFileSync('sh', ['-c', 'apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq softhsm2'], {
     stdio: 'inherit',
   });
+}
+
+/** Moves a PIN file an earlier run left at `legacy` to `file` (unless `file` exists): written and synced first. */
+function moveLegacyPin(legacy: string, file: string): void {
+  if (legacy === file || fs.existsSync(file) || !fs.existsSync(legacy)) return;
+  const fd = fs.openSync(file, 'wx', 0o600);
+  try {
+    fs.writeFileSync(fd, fs.readFileSync(legacy));
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+  fs.rmSync(legacy);
 }
 
 function readOrCreatePin(file: string, given: string | undefined): string {
@@ -111,9 +128,13 @@ export async function initSoftHsmToken(options: InitSoftHsmOptions): Promise<Sof
     `directories.tokendir = ${path.join(dir, 'tokens')}\nobjectstore.backend = file\nlog.level = ERROR\nslots.removable = false\n`,
     { mode: 0o600 },
   );
-  const pinFile = path.join(dir, 'user.pin');
+  const pinDir = path.resolve(options.pinDir ?? dir);
+  fs.mkdirSync(pinDir, { recursive: true, mode: 0o700 });
+  fs.chmodSync(pinDir, 0o700);
+  for (const name of ['user.pin', 'so.pin']) moveLegacyPin(path.join(dir, name), path.join(pinDir, name));
+  const pinFile = path.join(pinDir, 'user.pin');
   const userPin = readOrCreatePin(pinFile, options.userPin);
-  const soPin = readOrCreatePin(path.join(dir, 'so.pin'), options.soPin);
+  const soPin = readOrCreatePin(path.join(pinDir, 'so.pin'), options.soPin);
 
   // The PKCS#11 library reads SOFTHSM2_CONF at C_Initialize; run every step in this process with it set.
   const previous = process.env.SOFTHSM2_CONF;
@@ -150,9 +171,12 @@ export async function initSoftHsmToken(options: InitSoftHsmOptions): Promise<Sof
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  const dirFlag = process.argv.indexOf('--dir');
-  const dir = dirFlag > 0 && process.argv[dirFlag + 1] ? process.argv[dirFlag + 1]! : path.resolve('.treasury/softhsm');
-  initSoftHsmToken({ dir })
+  const flag = (name: string): string | undefined => {
+    const at = process.argv.indexOf(name);
+    return at > 0 && process.argv[at + 1] ? process.argv[at + 1] : undefined;
+  };
+  const dir = flag('--dir') ?? path.resolve('.treasury/softhsm');
+  initSoftHsmToken({ dir, pinDir: flag('--pin-dir') })
     .then((token) => process.stdout.write(JSON.stringify(token) + '\n'))
     .catch((err: unknown) => {
       process.stderr.write(`hsm init failed: ${err instanceof Error ? err.message : String(err)}\n`);

@@ -240,7 +240,9 @@ describe('Dockerfile (hadolint-like rules, no engine)', () => {
     const signer = stages.find((s) => s.name === 'signer')!;
     const text = signer.instructions.map((i) => `${i.keyword} ${i.args}`).join('\n');
     assert.match(text, /softhsm2/);
-    assert.match(text, /TREASURY_PKCS11_PIN_FILE=\/var\/lib\/treasury-signer\//);
+    // The PIN on a volume of its own, never beside the token it opens.
+    assert.match(text, /TREASURY_PKCS11_PIN_FILE=\/var\/lib\/treasury-signer-pins\/user\.pin/);
+    assert.match(text, /VOLUME \[.*"\/var\/lib\/treasury-signer-pins"/);
   });
 
   it('follows the apt rules (no recommends, lists removed) and uses no latest tag', () => {
@@ -280,6 +282,13 @@ describe('compose.yaml (structure, no engine)', () => {
     assert.match(service('postgres')!.join('\n'), /image: postgres:\d+/);
     for (const name of ['signer', 'signer-init']) assert.match(service(name)!.join('\n'), /target: signer/);
     assert.match(service('signer-init')!.join('\n'), /dist\/ops\/softhsm\/init-token\.js/);
+    // The PIN files go to their own volume: a copy of signer-hsm does not open the token.
+    for (const name of ['signer-init', 'signer']) {
+      const text = service(name)!.join('\n');
+      assert.match(text, /- signer-hsm:\/var\/lib\/treasury-signer$/m, name);
+      assert.match(text, /- signer-pins:\/var\/lib\/treasury-signer-pins$/m, name);
+    }
+    assert.match(service('signer-init')!.join('\n'), /"--pin-dir",\s*"\/var\/lib\/treasury-signer-pins"/);
     assert.match(service('migrate')!.join('\n'), /dist\/src\/api\/db\/migrate-cli\.js", "latest"/);
   });
 
