@@ -55,7 +55,8 @@ import type {
 } from './protocol/signer-protocol.js';
 import type { OwnerPolicies, PaymentReservation } from './owner-policy/owner-policies.js';
 import { SignerFault } from './signer-error.js';
-import { assertEd25519Signature, signEd25519, solanaPublicKey } from './solana/ed25519-signature.js';
+import { signEd25519OfAccount } from './solana/ed25519-account-key.js';
+import { assertEd25519Signature, solanaPublicKey } from './solana/ed25519-signature.js';
 import { checkX402ExactMessage } from './solana/check-x402-exact-message.js';
 
 const base58 = getBase58Decoder();
@@ -230,7 +231,7 @@ export class SignerService {
     this.counted(() => assertValue(this.invariants, String(transfer.amount)));
     const { account_key_ref, wallet_key_ref } = params;
     const sign = async () => {
-      const signature = await signEd25519(this.backend, account_key_ref, wallet_key_ref, message);
+      const signature = await signEd25519OfAccount(this.backend, account_key_ref, wallet_key_ref, message);
       assertEd25519Signature(signature, message, publicKey);
       return { signature: base58.decode(signature), message_hash: bytesToHex(sha256(message)) };
     };

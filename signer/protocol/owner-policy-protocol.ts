@@ -7,7 +7,8 @@
  * owner's own sign-in message and signature, which the signer verifies; a policy handed over without the
  * authority's signature or with a version that does not rise (refused with stable codes); a policy for a wallet
  * whose key the signer does not hold (`key_not_found`, rule `unknown_wallet`); refusals whose
- * reasons must be parsed out of text (a policy refusal carries the violated rules as fields).
+ * reasons must be parsed out of text (a policy refusal carries the violated rules as fields); a sign-in message
+ * holding text the API's stored-text rule refuses (a NUL, a lone surrogate, a bidirectional control: `invalid_request`).
  * Does not defend: which owner signed in — the signer cannot know the deployment's accounts, only that the
  * named address signed a sign-in; see the ADR for what that leaves to the front.
  */
@@ -16,16 +17,20 @@ import { RULE_NAMES } from '../../policy/policy-types.js';
 import { walletPolicySchema } from '../../policy/policy-schema.js';
 import { MAX_ISSUED_AT, policySignatureFieldsSchema } from '../../policy/signed-policy.js';
 import { solanaAddressSchema } from './solana-protocol.js';
-import { keyRefSchema } from './wire-primitives.js';
+import { keyRefSchema, wireProse } from './wire-primitives.js';
 
 const addressSchema = z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'expected a 20-byte 0x address');
 const signature65Schema = z.string().regex(/^0x[0-9a-fA-F]{130}$/, 'expected a 65-byte 0x-prefixed hex signature');
 const bytes32HexSchema = z.string().regex(/^0x[0-9a-fA-F]{64}$/, 'expected 0x-prefixed 32-byte hex');
 
+/**
+ * A sign-in message as the owner signed it: at most 4,096 UTF-16 code units of storable prose (./wire-primitives.ts
+ * `wireProse`), the rule the API held it to when it stored the sign-in; the signer keeps it as the authority's proof.
+ */
+const signInMessageSchema = wireProse(4096);
+
 /** A SIWE (EIP-4361) sign-in as the owner signed it: the message text and its EIP-191 signature. */
-export const signInProofSchema = z
-  .object({ message: z.string().min(1).max(4096), signature: signature65Schema })
-  .strict();
+export const signInProofSchema = z.object({ message: signInMessageSchema, signature: signature65Schema }).strict();
 
 /**
  * A SIWS (Sign In With Solana) sign-in as the owner signed it: the message text and its Ed25519 signature over
@@ -35,7 +40,7 @@ export const signInProofSchema = z
 export const siwsProofSchema = z
   .object({
     scheme: z.literal('siws'),
-    message: z.string().min(1).max(4096),
+    message: signInMessageSchema,
     signature: z.string().regex(/^[1-9A-HJ-NP-Za-km-z]{64,88}$/, 'expected a base58 Ed25519 signature'),
   })
   .strict();

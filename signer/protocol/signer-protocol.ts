@@ -5,7 +5,9 @@
  * reply the signer understands, as zod schemas from which the TypeScript types are derived.
  *
  * What it defends: the signer parses every frame with these schemas before acting; unknown
- * methods, extra fields, wrong types and oversize values are refused with a stable error code.
+ * methods, extra fields, wrong types, oversize values and free text the API's stored-text rule refuses
+ * (base/storable-text.ts: in an EIP-712 domain's name and version, an owner's sign-in message) are refused with a
+ * stable error code (`invalid_request`).
  * There is deliberately no "sign this digest" method: the signing methods take a structured
  * EIP-3009 TransferWithAuthorization, a structured Permit2 PermitWitnessTransferFrom carrying the x402
  * `upto` witness, or a structured EIP-2612 Permit whose spender must be Permit2 (x402
@@ -27,7 +29,7 @@
  * own limits, so the order holds only as long as the front keeps it.
  */
 import { z } from 'zod';
-import { addressSchema, bytes32Schema, hex, keyRefSchema, uint256StringSchema } from './wire-primitives.js';
+import { addressSchema, bytes32Schema, hex, keyRefSchema, uint256StringSchema, wireText } from './wire-primitives.js';
 import {
   authorityRequestSchema,
   getWalletPolicyParamsSchema,
@@ -65,10 +67,11 @@ const chainIdSchema = z
   .positive()
   .max(2 ** 53 - 1);
 
+/** A token's EIP-712 domain; its name and version are one line of storable text (./wire-primitives.ts `wireText`). */
 export const eip712DomainSchema = z
   .object({
-    name: z.string().min(1).max(64),
-    version: z.string().min(1).max(16),
+    name: wireText(64),
+    version: wireText(16),
     chainId: chainIdSchema,
     verifyingContract: addressSchema,
   })

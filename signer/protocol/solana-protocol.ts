@@ -13,7 +13,8 @@
  *   transfer_source (not the wallet's associated token account), transfer_destination (not pay_to's),
  *   allowed_mint (per network), transfer_decimals, memo_instruction, wallet_in_instruction (the wallet
  *   anywhere but as the transfer's authority), value_positive, value_max (the per-signature maximum),
- *   key_curve (the wallet key is not an Ed25519 key), and pay_to_required (no `pay_to` while the signer keeps
+ *   key_curve (the wallet key is the account's but not an Ed25519 key: a reference that is not the account's key is
+ *   `key_not_found` first, signer/solana/ed25519-account-key.ts), and pay_to_required (no `pay_to` while the signer keeps
  *   a policy store: the payee's rules need the destination's owner).
  * The amount counts against the wallet's owner-signed policy (payee: `pay_to`) and its rolling ceilings (keyed by
  * the address) like an EVM signature's; a refusal by the policy is the same `policy_denied`.

@@ -1,9 +1,14 @@
 /**
  * The signer protocol's primitive wire values (./signer-protocol.ts is the contract): addresses, 32-byte hex,
- * unsigned 256-bit decimal strings and key references, each a strict, bounded zod schema.
- * Defends: oversize and malformed values before any handler reads them (no pattern is built at run time).
+ * unsigned 256-bit decimal strings, key references and free text (an EIP-712 domain's name and version, an owner's
+ * sign-in message), each a strict, bounded zod schema.
+ * Defends: oversize and malformed values before any handler reads them (no pattern is built at run time); free text
+ * the API's own rule refuses (base/storable-text.ts: a NUL or other control character, a lone surrogate, a
+ * bidirectional control, an invisible or line-separator character), refused here too whatever the front sent, so
+ * the signer never hashes, signs over or keeps such text (`invalid_request`).
  */
 import { z } from 'zod';
+import { isStorableProse, isStorableText } from '../../base/storable-text.js';
 
 /** 0x-prefixed hex of a fixed byte length; one literal pattern per length (no pattern is built at run time). */
 const HEX_OF_BYTES = {
@@ -31,3 +36,28 @@ export const keyRefSchema = z
   .min(8)
   .max(4096)
   .regex(/^[A-Za-z0-9:._\-]+$/, 'malformed key reference');
+
+/**
+ * One line of free text of 1 to `max` UTF-16 code units (the length checked first), storable (base/storable-text.ts:
+ * no control, bidirectional-control, invisible or line-separator character, no lone surrogate).
+ */
+export const wireText = (max: number) =>
+  z
+    .string()
+    .min(1)
+    .max(max, { abort: true })
+    .refine(
+      isStorableText,
+      'must be well-formed Unicode without control, bidirectional-control, invisible or line-separator characters',
+    );
+
+/** As wireText, for text that may span lines (a sign-in message): tab, line feed and carriage return allowed. */
+export const wireProse = (max: number) =>
+  z
+    .string()
+    .min(1)
+    .max(max, { abort: true })
+    .refine(
+      isStorableProse,
+      'must be well-formed Unicode without control characters other than line breaks and tabs, bidirectional-control, invisible or line-separator characters',
+    );

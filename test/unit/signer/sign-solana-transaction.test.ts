@@ -3,7 +3,8 @@
  * message is signed (base58, verifying under the wallet's key, over the exact message bytes) and its amount
  * counted in the wallet's ceilings; the per-signature maximum and the ceilings refuse before the backend is
  * asked; a signature by the wrong key never leaves and gives its ceilings back; a backend without Ed25519
- * refuses; the protocol schema bounds every field.
+ * refuses; a key of the other curve is tied to the account before its curve is named (`key_not_found` when it is not
+ * the account's); the protocol schema bounds every field.
  */
 import assert from 'node:assert/strict';
 import { ed25519 } from '@noble/curves/ed25519.js';
@@ -28,23 +29,38 @@ const newKey = () => {
   return { secret, address: getAddressDecoder().decode(ed25519.getPublicKey(secret)) };
 };
 
-/** Wallet references → secret keys; counts its signatures. */
+/** A secp256k1 wallet key of the account, and one of another account (or none): each refused by Ed25519 signing. */
+const SECP_OF_ACCOUNT = 'p11:test:secp-of-account';
+const SECP_OF_ANOTHER = 'p11:test:secp-of-another';
+
+/**
+ * Wallet references → secret keys; counts its signatures (Ed25519) and its secp256k1 probes. A reference of the other
+ * curve is refused as real backends refuse it, before its account is asked (`invariant_violation`, no rule); signing a
+ * digest with it answers as they do: signed when it is the account's key, `key_not_found` when it is not.
+ */
 function fakeBackend(keys: Record<string, Uint8Array>, withEd25519 = true) {
   const backend = {
     kind: 'pkcs11' as const,
     signed: 0,
+    probed: 0,
     health: async () => ({ backend: 'pkcs11' as const }),
     createAccountKey: async () => 'p11:test:account',
     createWalletKey: async () => assert.fail('not used'),
-    signDigest: async () => assert.fail('not used'),
+    signDigest: async (account: string, wallet: string, digest: Uint8Array) => {
+      assert.equal(digest.length, 32);
+      backend.probed++;
+      const ofAccount = account === 'p11:test:account' && (wallet === SECP_OF_ACCOUNT || !withEd25519);
+      if (!ofAccount) throw new SignerFault('key_not_found', 'no such wallet key of this account');
+      return new Uint8Array(64);
+    },
     destroyWalletKey: async () => undefined,
     walletKeyId: (ref: string) => ref,
     isDestroyed: () => false,
     close: async () => undefined,
-    // Without Ed25519 keys, the backend refuses as real backends refuse a key of the other curve.
+    // Without Ed25519 keys, the backend refuses every reference as real backends refuse a key of the other curve.
     signEd25519: async (_account: string, wallet: string, message: Uint8Array) => {
-      if (!withEd25519)
-        throw new SignerFault('invariant_violation', 'key_curve: no Ed25519 key', { rule: 'key_curve' });
+      if (!withEd25519 || wallet === SECP_OF_ACCOUNT || wallet === SECP_OF_ANOTHER)
+        throw new SignerFault('invariant_violation', 'wallet_key_ref names a key of another curve than ed25519');
       backend.signed++;
       return ed25519.sign(message, keys[wallet]!);
     },
@@ -170,6 +186,29 @@ describe('sign_solana_transaction', () => {
     const { signer } = service({ withEd25519: false, hourMax: 10_000n });
     await assert.rejects(sign(signer, await params()), fault('invariant_violation', 'key_curve'));
     await assert.rejects(sign(signer, await params()), fault('invariant_violation', 'key_curve'));
+  });
+
+  it("ties a key of the other curve to the account before naming its curve: another account's is key_not_found", async () => {
+    const { signer, backend } = service({ hourMax: 10_000n });
+    await assert.rejects(
+      sign(signer, await params(10_000n, { wallet_key_ref: SECP_OF_ANOTHER })),
+      (e: unknown) => fault('key_not_found')(e) && e instanceof SignerFault && e.details.rule === undefined,
+    );
+    await assert.rejects(
+      sign(
+        signer,
+        await params(10_000n, { account_key_ref: 'p11:test:other-account', wallet_key_ref: SECP_OF_ACCOUNT }),
+      ),
+      fault('key_not_found'),
+    );
+    // The account's own secp256k1 key: its curve is the refusal, with its rule.
+    await assert.rejects(
+      sign(signer, await params(10_000n, { wallet_key_ref: SECP_OF_ACCOUNT })),
+      fault('invariant_violation', 'key_curve'),
+    );
+    assert.equal(backend.probed, 3, 'one probe per reference of the other curve');
+    assert.equal(backend.signed, 0);
+    await sign(signer, await params(10_000n)); // the whole hour's ceiling is still there
   });
 
   it('refuses an address or pay_to that is base58 but not 32 bytes, at the schema', async () => {
