@@ -49,13 +49,15 @@ export interface BuyerPayer {
    * Signs `requirements`; `undefined` skips the entry for the next one (`last`: no next one). `extensions`:
    * the 402's `extensions` (a payer may answer `eip2612GasSponsoring` with a permit). `paymentId`: the
    * purchase's x402 `payment-identifier` (Treasury signs one payment per identifier; a local key's payment is
-   * kept by the purchase store instead, x402-purchase.ts).
+   * kept by the purchase store instead, x402-purchase.ts). `challengeOrigin`: the origin that answered the 402
+   * (`URL.origin`); Treasury signs a Treasury seller's payee only for that seller's own origins.
    */
   sign(
     requirements: PaymentRequirements,
     last: boolean,
     extensions?: Record<string, unknown>,
     paymentId?: string,
+    challengeOrigin?: string,
   ): Promise<SignOutcome | undefined>;
   /** The wallet's balance of the price's asset, when the payer can read it. */
   balance?(requirements: PaymentRequirements): Promise<PayerBalance>;
@@ -102,7 +104,7 @@ export function treasuryPayer(
     // Treasury signs on the wallet's own network, EVM or Solana; network() narrows to it.
     networks: MANAGED_WALLET_NETWORKS,
     network: () => readWallet().then((w) => w.network),
-    async sign(requirements, last, extensions, paymentId) {
+    async sign(requirements, last, extensions, paymentId, challengeOrigin) {
       try {
         // The purchase's identifier keys the payment on the wallet (else a key of its own for each entry asked
         // for): a 503 or a lost answer is retried by the client as this same payment (Treasury answers the retry
@@ -113,6 +115,8 @@ export function treasuryPayer(
             ? { paymentIdentifier: paymentId }
             : { idempotencyKey: newIdempotencyKey('x402') }),
           ...(capability !== undefined ? { capability } : {}),
+          // The origin whose 402 this is: a copied challenge of a Treasury seller is refused there (403).
+          ...(challengeOrigin !== undefined ? { challengeOrigin } : {}),
           ...(requirements.scheme === 'upto' && extensions?.[EIP2612_GAS_SPONSORING_KEY] !== undefined
             ? { gasSponsoring: 'eip2612' as const }
             : {}),

@@ -12,6 +12,9 @@
  * `https://host` (same host and port as written) — a seller behind a TLS-terminating proxy names the scheme it
  * sees (Treasury's gate writes `http://<Host>`, Koa's `ctx.href` without `proxy`), and the payment still goes to
  * that host, over TLS. Never the other way.
+ * A page that copies a seller's 402 and names itself as the resource passes this rule; for a Treasury wallet the
+ * pay request carries the origin that answered, and Treasury refuses a Treasury seller's payee there
+ * (buyer-payer.ts, src/api/pay/refuse-challenge-origin.ts).
  * Does not defend against: a fetch given as the buyer's `fetch` that follows redirects and does not say where
  * it ended (`Response.url` empty: the requested URL is taken, and `resource.url` is still checked); two services
  * of different owners on one origin.

@@ -10,8 +10,9 @@
  * added; when the live ones fill it a new purchase is refused — forgetting a live payment could pay it twice);
  * one seller filling it for every other (at most MAX_LIVE_PURCHASES_PER_ORIGIN live purchases per origin:
  * purchase-origin-bound.ts);
- * a file that is not a record (over MAX_RECORD_BYTES, or failing the schema: PurchaseStoreError naming it, never
- * read as absent, since it may hold a payment that can still settle).
+ * a file that is not a record (over MAX_RECORD_BYTES, or a field this version knows out of shape: PurchaseStoreError
+ * naming it, never read as absent, since it may hold a payment that can still settle); a record a newer buyer wrote
+ * read as unreadable (fields this version does not know are dropped: `readStoredPurchaseSchema`).
  * Does not defend against: two processes resuming one purchase at once (both send the same payment; the
  * seller or the chain takes it once); a user who deletes the directory while a payment can still settle.
  */
@@ -20,7 +21,12 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { PurchaseStoreError } from './purchase-errors.js';
 import { assertOriginHasRoom } from './purchase-origin-bound.js';
-import { storedPurchaseSchema, type PurchaseStore, type StoredPurchase } from './purchase-store.js';
+import {
+  readStoredPurchaseSchema,
+  storedPurchaseSchema,
+  type PurchaseStore,
+  type StoredPurchase,
+} from './purchase-store.js';
 
 /** The largest record file read (a signed payment and its entry take a few KiB). */
 export const MAX_RECORD_BYTES = 65_536;
@@ -54,11 +60,12 @@ async function readRecord(file: string): Promise<StoredPurchase | undefined> {
     if (isMissing(err)) return undefined;
     throw err;
   }
-  let parsed: ReturnType<typeof storedPurchaseSchema.safeParse>;
+  // Fields a newer buyer added are dropped; a known field out of shape still makes the record unreadable.
+  let parsed: ReturnType<typeof readStoredPurchaseSchema.safeParse>;
   try {
-    parsed = storedPurchaseSchema.safeParse(JSON.parse(text));
+    parsed = readStoredPurchaseSchema.safeParse(JSON.parse(text));
   } catch {
-    parsed = storedPurchaseSchema.safeParse(undefined);
+    parsed = readStoredPurchaseSchema.safeParse(undefined);
   }
   if (!parsed.success) throw new PurchaseStoreError(`holds an unreadable purchase ${file} (remove it to forget it)`);
   return parsed.data;

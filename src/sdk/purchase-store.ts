@@ -6,9 +6,10 @@
  * survives the process) or anywhere the caller likes.
  *
  * Defends against: a record that is not one (every record is checked with `storedPurchaseSchema` on its way in
- * and out); a store growing without end (the memory store forgets expired records and holds at most
- * MAX_MEMORY_PURCHASES; when full it refuses a new purchase rather than forget a live one); one seller filling
- * it for every other (at most MAX_LIVE_PURCHASES_PER_ORIGIN live purchases per origin: purchase-origin-bound.ts).
+ * and out — read back from a file, fields a newer version added are dropped: `readStoredPurchaseSchema`); a store
+ * growing without end (the memory store forgets expired records and holds at most MAX_MEMORY_PURCHASES; when
+ * full it refuses a new purchase rather than forget a live one); one seller filling it for every other (at most
+ * MAX_LIVE_PURCHASES_PER_ORIGIN live purchases per origin: purchase-origin-bound.ts).
  * Does not defend against: a store that loses what it was given (a crash of the memory store's process, a
  * caller's store that drops writes): what is lost can be paid again by a new purchase.
  */
@@ -73,6 +74,15 @@ export const storedPurchaseSchema = z
   })
   .strict();
 export type StoredPurchase = z.infer<typeof storedPurchaseSchema>;
+
+/**
+ * A record as a store reads it back (file-purchase-store.ts): every field this version knows is checked as
+ * `storedPurchaseSchema` checks it, and a field it does not know — written by a newer buyer sharing the store (an
+ * older `xx` reading a newer one's purchases) — is dropped instead of making the record unreadable.
+ */
+export const readStoredPurchaseSchema = storedPurchaseSchema
+  .extend({ signed: storedSignedSchema.strip().optional() })
+  .strip();
 
 /** Where purchases are kept, by purchase key. Each call may be asynchronous; each failure is thrown. */
 export interface PurchaseStore {

@@ -107,6 +107,22 @@ export const authorizationTermsSchema = z
   .strict();
 export type AuthorizationTerms = z.infer<typeof authorizationTermsSchema>;
 
+/** The longest origin sent as `challengeOrigin` (Treasury's bound: a scheme, a 253-character host and a port fit). */
+export const MAX_CHALLENGE_ORIGIN_CHARS = 300;
+
+/** An http(s) origin exactly as `URL.origin` spells it (no path, credentials, default port or upper case). */
+export const challengeOriginSchema = z
+  .string()
+  .max(MAX_CHALLENGE_ORIGIN_CHARS)
+  .refine((v) => {
+    try {
+      const u = new URL(v);
+      return (u.protocol === 'http:' || u.protocol === 'https:') && u.origin === v;
+    } catch {
+      return false;
+    }
+  }, 'expected an http(s) origin as URL.origin spells it, e.g. https://seller.example');
+
 export const payInputSchema = z
   .object({
     /** One x402 accepts entry (v2 shape; the older dialect's per-entry resource/description/mimeType allowed). */
@@ -125,6 +141,11 @@ export const payInputSchema = z
       .string()
       .regex(/^[A-Za-z0-9_-]{16,128}$/, 'expected 16 to 128 characters of A-Z a-z 0-9 _ -')
       .optional(),
+    /**
+     * The origin that answered the seller's 402 (`URL.origin` of the URL the payment goes to): when the payee is a
+     * Treasury seller's, Treasury signs only for that seller's own origins (403 `challenge_origin_not_seller`).
+     */
+    challengeOrigin: challengeOriginSchema.optional(),
   })
   .strict();
 export type PayInput = z.input<typeof payInputSchema>;

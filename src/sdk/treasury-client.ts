@@ -117,6 +117,7 @@ export class TreasuryClient {
       ...(p.authorization !== undefined ? { authorization: p.authorization } : {}),
       ...(p.gasSponsoring !== undefined ? { gas_sponsoring: p.gasSponsoring } : {}),
       ...(p.paymentIdentifier !== undefined ? { payment_identifier: p.paymentIdentifier } : {}),
+      ...(p.challengeOrigin !== undefined ? { challenge_origin: p.challengeOrigin } : {}),
     };
     return this.#call('POST', path, body, payReplySchema, p.idempotencyKey ?? p.paymentIdentifier);
   }

@@ -24,6 +24,9 @@
  * (the paid retry does not follow redirects); a payment signed for one origin's challenge sent to another — a
  * site redirecting the unpaid request to a real seller, or serving that seller's 402 (challenge-origin.ts:
  * ChallengeOriginMismatchError before anything is signed; the paid retry goes to the URL that answered 402);
+ * for a Treasury wallet, a Treasury seller's 402 copied by a page that names itself as the resource (the origin
+ * that answered goes with the pay request, and Treasury signs a Treasury seller's payee only for that seller's
+ * own origins: `TreasuryApiError` 403 `challenge_origin_not_seller`, nothing signed);
  * a seller filling the purchase store with refused purchases (one refused before signing is forgotten at once) or
  * with signed payments it never takes (at most MAX_LIVE_PURCHASES_PER_ORIGIN live purchases per origin,
  * purchase-origin-bound.ts: PurchaseOriginLimitError before signing); a settled payment whose content was refused
@@ -141,6 +144,7 @@ async function signFirstPayable(
   challenge: X402Challenge['challenge'],
   accept: AcceptFilter,
   paymentId: string,
+  challengeOrigin: string,
 ): Promise<{ signed: SignOutcome; requirements: PaymentRequirements }> {
   let walletNetwork: string | undefined;
   try {
@@ -153,7 +157,8 @@ async function signFirstPayable(
     }).filter((a) => (accept.network === undefined || a.network === accept.network) && accept.assetOk(a));
     for (const [i, requirements] of candidates.entries()) {
       checkBudget(requirements, accept.maxPriceUsd);
-      const signed = await payer.sign(requirements, i === candidates.length - 1, challenge.extensions, paymentId);
+      const last = i === candidates.length - 1;
+      const signed = await payer.sign(requirements, last, challenge.extensions, paymentId, challengeOrigin);
       if (signed) return { signed, requirements };
     }
   } catch (err) {
@@ -169,13 +174,15 @@ async function signFirstPayable(
 
 /**
  * The payment of a purchase (x402-purchase.ts): the one it already signed, sent again when the seller still
- * offers its terms (within the budget); else signed now with the purchase's identifier and kept before it is
- * sent. The header's value, the entry and the outcome.
+ * offers its terms (within the budget); else signed now with the purchase's identifier — Treasury told the origin
+ * of `paidUrl`, the URL that answered 402 — and kept before it is sent. The header's value, the entry and the
+ * outcome.
  */
 async function purchasePayment(
   { payer, purchases, filter }: { payer: BuyerPayer; purchases: PurchaseStore; filter: AcceptFilter },
   purchase: OpenPurchase,
   { challenge, dialect }: X402Challenge,
+  paidUrl: string,
 ): Promise<{ header: string; requirements: PaymentRequirements; signed: SignOutcome }> {
   const stored = resumeSigned(purchase, challenge);
   if (stored) {
@@ -185,7 +192,14 @@ async function purchasePayment(
     checkBudget(stored.requirements, filter.maxPriceUsd);
     return { header: stored.paymentHeader, requirements: stored.requirements, signed: storedOutcome(stored) };
   }
-  const { signed, requirements } = await signFirstPayable(payer, challenge, filter, purchase.paymentId);
+  const challengeOrigin = new URL(paidUrl).origin;
+  const { signed, requirements } = await signFirstPayable(
+    payer,
+    challenge,
+    filter,
+    purchase.paymentId,
+    challengeOrigin,
+  );
   const [, header] = await signedPaymentHeader(
     challenge,
     dialect,
@@ -203,9 +217,10 @@ async function paymentOrForget(
   deps: { payer: BuyerPayer; purchases: PurchaseStore; filter: AcceptFilter },
   purchase: OpenPurchase,
   challenge: X402Challenge,
+  paidUrl: string,
 ): ReturnType<typeof purchasePayment> {
   try {
-    return await purchasePayment(deps, purchase, challenge);
+    return await purchasePayment(deps, purchase, challenge, paidUrl);
   } catch (err) {
     await forgetRefusedPurchase(deps.purchases, purchase, err);
     throw err;
@@ -283,7 +298,7 @@ export function createX402Buyer(options: X402BuyerOptions): X402Buyer {
     const paidUrl = checkChallengeOrigin(url, answeredUrl(url, first), challenge.challenge);
     const purchase = await openPurchase(purchases, purchaseRequest, { requestHash, paidUrl }, Date.now());
     const deps = { payer, purchases, filter };
-    const { header: payment, requirements, signed } = await paymentOrForget(deps, purchase, challenge);
+    const { header: payment, requirements, signed } = await paymentOrForget(deps, purchase, challenge, paidUrl);
     // Until the seller answers, the purchase stays in its store: a retry sends this same payment.
     const second = await send(paidUrl, [paymentHeaderName(challenge.dialect), payment]);
     const secondBody = await readBody(second, true);

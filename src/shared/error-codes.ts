@@ -2,8 +2,11 @@
  * Every error code treasury-api answers with, its HTTP status and default user message. One list;
  * codes are stable snake_case (plus the spec's MGMT_6014) and each has a test that produces it —
  * test/unit/architecture/error-code-tests.test.ts fails when a code is named by no test, or when a code of
- * RETIRED_ERROR_CODES (kept for clients that know it, produced no more) is produced again.
+ * RETIRED_ERROR_CODES (kept for clients that know it, produced no more) is produced again. The gate's and the
+ * public catalogue's codes are kept in ./error-codes-gate.ts and spread in here.
  */
+import { GATE_AND_DISCOVERY_ERROR_CODES } from './error-codes-gate.js';
+
 export const ERROR_CODES = {
   invalid_request: { status: 400, message: 'The request is invalid.' },
   unstorable_value: {
@@ -100,6 +103,10 @@ export const ERROR_CODES = {
       'This session was exchanged from an agent PAT and acts as that agent only. PATs, caps, agents, sessions, sellers and their ledger need the owner to sign in again (SIWE / SIWS), e.g. with the xx CLI.',
   },
   policy_denied: { status: 403, message: 'The wallet policy refused this payment.' },
+  challenge_origin_not_seller: {
+    status: 403,
+    message: "The payee is a Treasury seller's, which does not sell at the origin that asked; nothing was signed.",
+  },
   // Owner-signed policies (docs/adr/0012-owner-signed-policies.md): what the signer says of a signed policy.
   policy_signature_invalid: {
     status: 403,
@@ -115,6 +122,11 @@ export const ERROR_CODES = {
     status: 409,
     message:
       "This wallet's policy is owner-signed: an unsigned policy cannot replace it. Sign the policy (version next_version) and PUT it to /v1/wallets/{id}/policy/signed.",
+  },
+  policy_receipt_unavailable: {
+    status: 409,
+    message:
+      'The signer gives no policy receipt for this wallet (see rule): a Solana wallet (key_curve), a wallet whose key it does not know it holds (unknown_wallet) or a wallet without a key (no_wallet_key).',
   },
   key_destruction_not_allowed: {
     status: 409,
@@ -338,60 +350,7 @@ export const ERROR_CODES = {
     status: 503,
     message: 'The seller cannot check payment-identifier ids right now; nothing was paid, retry shortly.',
   },
-  // The gate (docs/gate.md): its own answers, beside the paywall's above.
-  gate_not_ready: { status: 503, message: 'The gate has not loaded its seller catalogue yet; retry shortly.' },
-  gate_seller_not_found: { status: 404, message: 'No seller of this gate answers at this host or path prefix.' },
-  gate_endpoint_not_found: { status: 404, message: 'The seller sells no endpoint at this method and path.' },
-  gate_origin_unreachable: {
-    status: 502,
-    message: "The seller's origin could not be reached; no payment was settled.",
-  },
-  gate_origin_timeout: {
-    status: 504,
-    message: "The seller's origin did not answer in time; no payment was settled.",
-  },
-  gate_origin_refused: {
-    status: 502,
-    message:
-      "The gate does not send requests to this seller's origin (not verified, or on an address it may not reach); nothing was forwarded or settled.",
-  },
-  gate_path_refused: {
-    status: 400,
-    message:
-      'The request path cannot be read one way only (a backslash, an encoded dot, slash or percent, a dot or empty segment, a ";" path parameter, a Unicode compatibility character, or a character outside a URL path); spell it plainly.',
-  },
-  gate_method_override_refused: {
-    status: 400,
-    message:
-      'The request asks the origin to run another method (an X-HTTP-Method-Override, X-HTTP-Method or X-Method-Override header naming another method, or a _method parameter in the query or the body); send it with that method instead.',
-  },
-  // The public catalogue (GET /discovery/resources, GET /discovery/search; docs/api.md#discovery).
-  discovery_query_invalid: {
-    status: 400,
-    message:
-      'A discovery filter or search text is invalid: query is 1 to 200 characters of plain text, payTo an EVM address, network a CAIP-2 id, type, scheme and extensions short lower-case words.',
-  },
-  discovery_page_out_of_range: {
-    status: 400,
-    message: 'limit must be a whole number from 1 to 100, and offset (or cursor) one from 0 to 10000.',
-  },
-  gate_endpoint_not_priced: {
-    status: 404,
-    message: 'The seller has not priced this endpoint yet; it is not served until it is.',
-  },
-  gate_address_not_set: {
-    status: 409,
-    message:
-      "Set the gate's public address first (POST /v1/gate/address with url; the gate does it from GATE_PUBLIC_URL).",
-  },
-  gate_verification_not_found: {
-    status: 404,
-    message: 'The gate does not serve /.well-known/xx-gate-verification.txt at its address.',
-  },
-  gate_verification_token_mismatch: {
-    status: 409,
-    message: "The gate's verification file does not contain this account's gate token.",
-  },
+  ...GATE_AND_DISCOVERY_ERROR_CODES,
 } as const satisfies Record<string, { status: number; message: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -89,6 +89,7 @@ export const PAY_CATALOG: CatalogEntry[] = [
       'chain_unavailable',
       'payment_identifier_conflict',
       'payment_identifier_mismatch',
+      'challenge_origin_not_seller',
     ],
   },
   {

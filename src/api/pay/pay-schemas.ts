@@ -140,6 +140,28 @@ export const authorizationTermsSchema = z
   .strict();
 export type AuthorizationTerms = z.infer<typeof authorizationTermsSchema>;
 
+/** The longest `challenge_origin`: a scheme, a 253-character host name and a port fit well within it. */
+export const MAX_CHALLENGE_ORIGIN_CHARS = 300;
+
+/** `value` is an http(s) origin exactly as `URL.origin` spells it: no path, credentials, default port or upper case. */
+function isOriginForm(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.origin === value;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The origin whose 402 asked for a payment (the buyer SDK's `URL.origin` of the URL that answered 402): bounded,
+ * an http(s) origin in `URL.origin`'s own spelling (so it is storable text and compares as a string).
+ */
+export const challengeOriginSchema = storedString(MAX_CHALLENGE_ORIGIN_CHARS).refine(
+  isOriginForm,
+  'expected an http(s) origin as URL.origin spells it, e.g. https://seller.example',
+);
+
 export const payBodySchema = z
   .object({
     payment_requirements: paymentRequirementsSchema,
@@ -155,6 +177,12 @@ export const payBodySchema = z
      * (./payment-identifier-key.ts): the same identifier never signs twice.
      */
     payment_identifier: paymentIdentifierSchema.optional(),
+    /**
+     * The origin that answered the seller's 402 (optional; the buyer SDK sends it): when the payee is a Treasury
+     * seller's, the payment is signed only for that seller's verified origin or its gate's verified address
+     * (./challenge-origin-binding.ts: 403 `challenge_origin_not_seller` otherwise). Without it nothing is bound.
+     */
+    challenge_origin: challengeOriginSchema.optional(),
   })
   .strict();
 

@@ -47,6 +47,7 @@ import { releaseEventually } from './release-eventually.js';
 import { prefetchSnapshot } from './prefetch-snapshot.js';
 import { requestHash as requestHashOf } from './request-hash.js';
 import { reservePayment } from './reserve-payment.js';
+import { ChallengeOriginCheck } from './refuse-challenge-origin.js';
 import { signEip2612Permit, type Eip2612PermitInfo } from './sign-eip2612-permit.js';
 import { signReservation } from './sign-payment.js';
 import { SnapshotCache } from './snapshot-cache.js';
@@ -93,6 +94,7 @@ export class PayService {
   private readonly faults: PayFaults;
   private readonly chainReader: PayServiceDeps['chainReader'];
   private readonly solanaMessages: ExactMessageBuilder | undefined;
+  private readonly challengeOrigins: ChallengeOriginCheck;
 
   constructor(d: PayServiceDeps) {
     const { knex, signer, chains, metrics, clock, dashboardUrl, faults = {}, chainReader } = d;
@@ -129,6 +131,7 @@ export class PayService {
       dashboardUrl,
       faults,
     };
+    this.challengeOrigins = new ChallengeOriginCheck(knex, this.deps);
   }
 
   /** Closes the connections of the decision writer and the signature recorder (call after requests drained). */
@@ -156,6 +159,7 @@ export class PayService {
     terms?: AuthorizationTerms,
     gasSponsoring?: 'eip2612',
   ): Promise<PaymentAuthorization & { eip2612_permit?: Eip2612PermitInfo }> {
+    await this.challengeOrigins.refuseForeign(ctx, requirements, capability);
     const anyChain = this.chains.resolveAny(requirements.network);
     if (anyChain?.family === 'svm' && this.solanaMessages) {
       const messages = this.solanaMessages;

@@ -2,7 +2,8 @@
  * The buyer SDK's purchase stores (src/sdk/file-purchase-store.ts, src/sdk/purchase-store.ts): records
  * round-trip through their schema; files are 0600 in a 0700 directory, named by the key's SHA-256 (a key never
  * steers a path); the bound refuses a new purchase when live ones fill it, after removing expired ones; a
- * file that is not a record is an error naming it, never read as absent; both hold at most
+ * file that is not a record is an error naming it, never read as absent, while fields a newer version added are
+ * dropped on reading (a known field out of shape is still an error); both hold at most
  * MAX_LIVE_PURCHASES_PER_ORIGIN live purchases per origin, refusing only a new one to a full origin.
  */
 import assert from 'node:assert/strict';
@@ -75,6 +76,39 @@ describe('buyer SDK purchase stores', () => {
     await store.delete('k');
     assert.equal(await store.get('k'), undefined);
     await assert.rejects(store.put('k', { ...record(), paymentId: 'short' }));
+  });
+
+  it('a record a newer buyer wrote is read without the fields this one does not know; a known field out of shape is not', async () => {
+    const dir = fileTempDir('purchases-');
+    const store = filePurchaseStore({ dir, now: () => NOW });
+    const signedRecord: StoredPurchase = {
+      ...record(),
+      origin: 'http://127.0.0.1:4001',
+      signed: { requirements: requirements(), paymentHeader: 'x', terms: { ...signedFor(requirements()) } },
+    };
+    await store.put('k', signedRecord);
+    const [name] = fs.readdirSync(dir);
+    const file = path.join(dir, name!);
+    const written = JSON.parse(fs.readFileSync(file, 'utf8'));
+    // What a newer version might add beside the fields this one knows, at the top and in the signed payment.
+    fs.writeFileSync(
+      file,
+      JSON.stringify({ ...written, boundOrigin: 'x', signed: { ...written.signed, receivedAt: 1, more: { a: 1 } } }),
+    );
+    assert.deepEqual(await store.get('k'), signedRecord);
+    await store.put('k2', (await store.get('k'))!); // what was read is a record this version writes
+
+    for (const broken of [
+      { ...written, expiresAt: 'later', boundOrigin: 'x' },
+      { ...written, origin: 'o'.repeat(513) },
+      { ...written, signed: { ...written.signed, paymentHeader: 42, receivedAt: 1 } },
+      { ...written, signed: { ...written.signed, requirements: undefined } },
+    ]) {
+      fs.writeFileSync(file, JSON.stringify(broken));
+      await assert.rejects(store.get('k'), PurchaseStoreError, JSON.stringify(broken).slice(0, 80));
+    }
+    // Written by this version, a record is still held to the strict shape.
+    await assert.rejects(store.put('k3', { ...record(), boundOrigin: 'x' } as StoredPurchase));
   });
 
   it('the memory store holds at most 1024 live purchases, forgetting expired ones first', async () => {

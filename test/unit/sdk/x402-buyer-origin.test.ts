@@ -3,7 +3,8 @@
  * Treasury and two scripted sellers over real HTTP: a site that redirects the unpaid request to a real seller,
  * or serves that seller's 402 as its own, is refused with `challenge_origin_mismatch` before Treasury is asked
  * to sign, and no payment header reaches either; a redirect within one origin is paid at the URL that answered
- * 402. The origin rule itself, case by case (normalisation, relative resources, http named and paid on https).
+ * 402, and the pay request names that origin (`challenge_origin`). The origin rule itself, case by case
+ * (normalisation, relative resources, http named and paid on https).
  */
 import assert from 'node:assert/strict';
 import { encodePaymentRequired } from '../../../src/x402/header-codec.js';
@@ -104,6 +105,8 @@ describe('buyer SDK: a challenge is paid only on its own origin', () => {
       ],
     );
     assert.equal(pays().length, 1);
+    // Treasury is told the origin that answered 402 (it binds a Treasury seller's payee to its own origins).
+    assert.equal(JSON.parse(pays()[0]!.body).challenge_origin, shop.url);
   });
 });
 
