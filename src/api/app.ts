@@ -178,6 +178,7 @@ function buildPayWing(core: Core) {
     faults: installedPayFaultHooks(), // crash points of the crash tests: none unless a test preload installed them
     chainReader: balances,
     solana: config,
+    snapshotMemoryBytes: config.paySnapshotMemoryBytes,
   });
   const settlements = new SettlementService({
     knex,

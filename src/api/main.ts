@@ -3,7 +3,8 @@
  * signer reachable → background loops → HTTP. SIGTERM/SIGINT close, in order and each bounded
  * (base/closeables.ts, base/shutdown-signals.ts): stop accepting, drain in-flight requests, stop the
  * ledger verifier, the rate-limit clean-up, the retired-key reconciler, the expired-reservation sweeper, the
- * payment-identifier sweeper and the parent watch, close the pay path's connections and the signer client,
+ * payment-identifier sweeper, the rejected ledger rows' retention sweep and the parent watch, close the pay
+ * path's connections and the signer client,
  * close the metrics listener (TREASURY_METRICS_PORT: /metrics there and no longer on the API's own listener;
  * scraped while the API drains), destroy the pool, stop the embedded database if we started it. Every step is
  * attempted and logged (`shutdown step`, with its duration and outcome); the exit code is 1 if any failed. A
@@ -24,6 +25,7 @@ import { closeable, type Closeable } from '../../base/closeables.js';
 import { createMetricsServer, listenOn, metricsListenerCloseables } from '../shared/metrics-listener.js';
 import { startRepeatingTask } from '../../base/repeating-task.js';
 import { installShutdown, watchParent } from '../../base/shutdown-signals.js';
+import { startRejectedLedgerSweep } from './sellers/ledger/rejected-ledger-sweeper.js';
 
 /** What a failed sweep logs: how many it released and failed (never a bind value), and the first error. */
 function sweepFailureFields(err: unknown): Record<string, unknown> {
@@ -109,7 +111,7 @@ async function main(): Promise<void> {
   if (!(await app.services.signer.healthy()))
     log.warn({ socket: config.signerSocket }, 'signer not reachable yet; /readyz answers 503 until it is');
   // The process's own background loops, closed after the drain and before the pool (the app's come first).
-  const workers = startWorkers(app, log);
+  const workers = [...startWorkers(app, log), startRejectedLedgerSweep(knex, app.metrics, config, log)];
   let metricsServer: http.Server | undefined;
   const shutdown = installShutdown({
     log,

@@ -97,7 +97,7 @@ export function createGateApp(config: GateConfig, options: GateAppOptions = {}):
     logger,
   });
   const catalogue = new CatalogueSource(config, logger, metrics, doFetch, solanaFacilitator);
-  const proxy = new OriginProxy({ timeoutMs: config.originTimeoutMs, allowPrivate: config.allowPrivateOrigins });
+  const proxy = OriginProxy.forGate(config);
   const uptime = createUptime(config, doFetch, logger);
   const recording = config.uptimeReportMs > 0 ? uptime.buckets : undefined;
   const address = createAddressProof(config, doFetch, logger);

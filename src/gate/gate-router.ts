@@ -22,7 +22,7 @@ export interface RoutedRequest {
 }
 
 /** The host name without port, lower-cased; undefined for an empty or absurd Host. */
-function hostName(hostHeader: string | undefined): string | undefined {
+export function hostName(hostHeader: string | undefined): string | undefined {
   if (!hostHeader || hostHeader.length > 300) return undefined;
   const lower = hostHeader.toLowerCase();
   if (lower.startsWith('[')) return undefined; // an IPv6 literal names no seller

@@ -37,6 +37,8 @@ import { OriginBody } from './origin-body.js';
 import { literalRefused, ORIGIN_REFUSED_CODE, vettedLookup } from './origin-address.js';
 import { requestHeadersForOrigin, type OriginResponseHeaders } from './proxy-headers.js';
 import type { RoutedRequest } from './gate-router.js';
+import type { GateConfig } from './gate-config.js';
+import { forwardedAddress, publicAddressOf, type PublicAddress } from './forwarded-address.js';
 
 /** The origin's answer: its status, its headers (names lower-cased; a repeated header as an array), its body unread. */
 export interface OriginResponse {
@@ -69,6 +71,11 @@ export interface OriginProxyOptions {
   timeoutMs: number;
   /** Let origins on loopback and private ranges through (GATE_ALLOW_PRIVATE_ORIGINS). */
   allowPrivate: boolean;
+  /**
+   * GATE_PUBLIC_URL: the scheme and host the origin is told the buyer reached (forwarded-address.ts); undefined:
+   * the gate's own listener's scheme and the buyer's Host.
+   */
+  publicUrl?: string | undefined;
 }
 
 /** An origin URL names a server only: a path or query of its own would change the priced request line. */
@@ -202,8 +209,19 @@ class Exchange implements Dispatcher.DispatchHandler {
 export class OriginProxy {
   private readonly agent: Agent;
   private readonly facts = new Map<string, OriginFacts>();
+  private readonly publicAddress: PublicAddress | undefined;
+
+  /** The gate's proxy: GATE_ORIGIN_TIMEOUT_MS, GATE_ALLOW_PRIVATE_ORIGINS and GATE_PUBLIC_URL. */
+  static forGate(config: Pick<GateConfig, 'originTimeoutMs' | 'allowPrivateOrigins' | 'publicUrl'>): OriginProxy {
+    return new OriginProxy({
+      timeoutMs: config.originTimeoutMs,
+      allowPrivate: config.allowPrivateOrigins,
+      publicUrl: config.publicUrl,
+    });
+  }
 
   constructor(private readonly options: OriginProxyOptions) {
+    this.publicAddress = publicAddressOf(options.publicUrl);
     this.agent = new Agent({ connections: 256, connect: { lookup: vettedLookup(options.allowPrivate) } });
   }
 
@@ -223,12 +241,17 @@ export class OriginProxy {
     return facts;
   }
 
-  /** The headers the origin gets for `req` (proxy-headers.ts), Host the origin's, the body's length. */
+  /**
+   * The headers the origin gets for `req` (proxy-headers.ts; the forwarded scheme and host: forwarded-address.ts),
+   * Host the origin's, the body's length.
+   */
   private headersFor(req: IncomingMessage, host: string, routed: RoutedRequest, body: Buffer | undefined) {
+    const encrypted = 'encrypted' in req.socket && req.socket.encrypted === true;
+    const reached = forwardedAddress(this.publicAddress, routed.by, req.headers.host, encrypted);
     const headers = requestHeadersForOrigin(req.headers, {
       for: req.socket.remoteAddress,
-      host: req.headers.host,
-      proto: 'encrypted' in req.socket && req.socket.encrypted ? 'https' : 'http',
+      host: reached.host,
+      proto: reached.proto,
       prefix: routed.prefix,
     });
     headers.host = host;

@@ -16,7 +16,9 @@
  *   (the receipt is the gate's; an upto charge is read from the override first).
  * - the buyer's Expect stops at the gate: the gate has read the whole body before it forwards anything, so the
  *   expectation was the gate's to meet (RFC 9110 §10.1.1), not the origin's.
- * Host: the origin's own host (virtual hosting works), the buyer's in X-Forwarded-Host.
+ * Host: the origin's own host (virtual hosting works); X-Forwarded-Host and X-Forwarded-Proto name where the buyer
+ * reached the gate — GATE_PUBLIC_URL's host and scheme when the gate has one, else the buyer's Host and the gate's
+ * own listener's scheme (forwarded-address.ts).
  * Names are compared lower-cased with `_` read as `-` (`canonicalName`): servers that map headers to
  * variables (CGI, WSGI, Rack: `HTTP_X_PAYMENT`) read `X_PAYMENT` and `X-PAYMENT` alike, so `X_Payment`,
  * `Payment_Signature` or `X_Forwarded_For` are the dashed header to every rule here.

@@ -125,6 +125,14 @@ export const API_ENTRIES: Entries = {
     meaning:
       "ledger rows all of one account's sellers may have pending together (checked as well as the seller's own cap); a report that would pass it is refused whole: 429 `ledger_pending_limit`, `scope` `account`",
   },
+  TREASURY_PAY_SNAPSHOT_MEMORY_BYTES: {
+    meaning:
+      "bytes of wallet snapshots the pay path remembers between payments, by each snapshot's estimated size (its policy's the most); past it the least recently used is forgotten and its wallet's next payment reads it again (at most 10,000 snapshots whatever their size)",
+  },
+  TREASURY_LEDGER_REJECTED_RETENTION_DAYS: {
+    meaning:
+      "days a rejected ledger row is kept after it was reported (at least 2: the rejected budget counts the last 24 h); older ones are deleted every 10 minutes in bounded batches (treasury_ledger_rejected_deleted_total), their days still counted in GET /v1/ledger/revenue's rejected figure",
+  },
   TREASURY_LEDGER_MAX_REJECTED_PER_SELLER: {
     meaning:
       'ledger rows one seller reported in the last 24 h that ended rejected (unknown transactions are rejected after TREASURY_LEDGER_NOT_FOUND_GRACE_SECONDS and kept); once reached, its reports of new transactions are refused whole: 429 `ledger_rejected_budget_exhausted` (`seller_id`, `limit`, `Retry-After: 3600`)',

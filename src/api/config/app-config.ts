@@ -13,7 +13,7 @@ import { ConfigError } from '../../../base/config-error.js';
 import { isLoopbackUrl } from '../net/loopback-url.js';
 import { readTls } from './read-tls.js';
 import { rateLimitConfigOf, rateLimitEnvShape, type RateLimitConfig } from './rate-limit-config.js';
-import { sellerBoundsConfigOf, sellerBoundsEnvShape, type SellerBoundsConfig } from './seller-bounds-config.js';
+import { boundsConfigOf, boundsEnvShape, type BoundsConfig } from './bounds-config.js';
 import { metricsEnvShape, metricsListenerOf, type MetricsListenerConfig } from './metrics-listener-config.js';
 
 const port = z.coerce.number().int().min(1).max(65535);
@@ -101,8 +101,8 @@ const envSchema = z.object({
   TREASURY_LEDGER_VERIFY_CONCURRENCY: envInt(1, 64, 4),
   /** How long a reported transaction the RPC does not know stays pending before it is rejected (s). */
   TREASURY_LEDGER_NOT_FOUND_GRACE_SECONDS: envInt(0, 7 * 86_400, 900),
-  /** The verifier's share and the pending-row and payment-identifier bounds of sellers and accounts. */
-  ...sellerBoundsEnvShape,
+  /** The verifier's share, the seller bounds, the pay path's snapshot memory and the rejected rows' retention. */
+  ...boundsEnvShape,
   /** Rows of one seller, created in the last 24 h, that may end rejected; past it new reports are refused (429). */
   TREASURY_LEDGER_MAX_REJECTED_PER_SELLER: envInt(1, 10_000_000, 20_000),
   /** Endpoints one seller may hold (created by hand or from its OpenAPI document). */
@@ -254,7 +254,7 @@ export type AppConfig = Readonly<{
   tls: Readonly<{ cert: Buffer; key: Buffer }> | undefined;
   behindTlsProxy: boolean;
 }> &
-  SellerBoundsConfig;
+  BoundsConfig;
 
 export type WalletBoundsConfig = Readonly<{
   maxPerAgent: number;
@@ -316,7 +316,7 @@ export function loadAppConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     ledgerVerifyConcurrency: e.TREASURY_LEDGER_VERIFY_CONCURRENCY,
     ledgerNotFoundGraceSeconds: e.TREASURY_LEDGER_NOT_FOUND_GRACE_SECONDS,
     ledgerMaxRejectedPerSeller: e.TREASURY_LEDGER_MAX_REJECTED_PER_SELLER,
-    ...sellerBoundsConfigOf(e),
+    ...boundsConfigOf(e),
     sellerMaxEndpoints: e.TREASURY_SELLER_MAX_ENDPOINTS,
     maxSellersPerAccount: e.TREASURY_MAX_SELLERS_PER_ACCOUNT,
     facilitatorUrl: e.TREASURY_FACILITATOR_URL,

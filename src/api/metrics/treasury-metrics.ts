@@ -112,6 +112,10 @@ function moneyMetrics({ counter, gauge, histogram }: Makers) {
       help: 'On-chain checks of seller ledger rows by outcome: verified, rejected, pending (not yet decidable: confirmations, RPC, transaction not seen yet) or error.',
       labelNames: ['outcome'],
     }),
+    ledgerRejectedDeleted: counter({
+      name: 'treasury_ledger_rejected_deleted_total',
+      help: 'Rejected seller ledger rows deleted once older than TREASURY_LEDGER_REJECTED_RETENTION_DAYS (the revenue summary keeps their days counted).',
+    }),
     ledgerPendingRows: gauge({
       name: 'treasury_ledger_pending_rows',
       help: "Seller ledger rows waiting for on-chain verification, as last counted by this process's verifier.",

@@ -82,6 +82,8 @@ export interface PayServiceDeps {
    * (./prefetch-snapshot.ts), a changed one's forgotten (its policy, key or status moved).
    */
   wallets?: Pick<WalletService, 'onCreated' | 'onChanged'>;
+  /** Bytes of wallet snapshots remembered between payments (TREASURY_PAY_SNAPSHOT_MEMORY_BYTES; ./snapshot-cache.ts). */
+  snapshotMemoryBytes?: number;
 }
 
 export class PayService {
@@ -122,7 +124,7 @@ export class PayService {
     this.deps = {
       snapshots: new PgPaySnapshotStore(knex),
       writes,
-      memory: new SnapshotCache(),
+      memory: new SnapshotCache({ maxSnapshotBytes: d.snapshotMemoryBytes }),
       signer,
       chains,
       metrics,

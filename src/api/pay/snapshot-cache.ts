@@ -18,6 +18,12 @@
  * lowered through another process since either was read fails the write; the payment is then decided again
  * under the PAT's lock on the cap read there, and the memory is forgotten (./reserve-payment.ts) —
  * docs/adr/0006.
+ * Memory: at most 10,000 snapshots, and at most `maxSnapshotBytes` of them (TREASURY_PAY_SNAPSHOT_MEMORY_BYTES,
+ * 256 MiB by default) by their estimated size — SNAPSHOT_BASE_BYTES plus their policy's, recorded once when the
+ * snapshot was read (./snapshot-policy.ts `policyBytesOf`: nothing is walked or serialised when a snapshot is
+ * remembered); past either the least recently used is forgotten (its wallet's next payment reads it again), and a
+ * snapshot larger than the whole budget is not remembered. Policies at their schema's bounds would otherwise have
+ * let 10,000 snapshots hold ~1.5 GiB.
  * Does not defend: keys evicted from memory (the authorization's UNIQUE (wallet_id, idempotency_key) fails
  * the write then, and the payment is decided again on a read that finds the earlier attempt).
  */
@@ -26,6 +32,8 @@ import { policyWindows } from '../../../policy/policy-windows.js';
 import { snapshotAt, windowKey, type PaySnapshot } from './pay-snapshot.js';
 import type { CappedPat } from './pay-types.js';
 import { isoDate } from './store/pay-statements.js';
+import { policyBytesOf } from './snapshot-policy.js';
+import { DEFAULT_PAY_SNAPSHOT_MEMORY_BYTES } from '../config/keep-bounds-config.js';
 
 /** A buyer PAT's total on a UTC day (YYYY-MM-DD) and its daily cap (null: none), as read under its lock. */
 export interface PatTotal {
@@ -34,16 +42,54 @@ export interface PatTotal {
   capMicro: bigint | null;
 }
 
+/**
+ * A remembered snapshot's estimated size beside its policy: the wallet row, its state, a full velocity window and the
+ * audit head, and the memory's own entry (measured: ~2.0 KB with a small policy).
+ */
+export const SNAPSHOT_BASE_BYTES = 2_048;
+
+/** Snapshots remembered at most, whatever their size. */
+const MAX_SNAPSHOTS = 10_000;
+
+interface RememberedSnapshot {
+  snapshot: PaySnapshot;
+  windowKey: string;
+  generation: number;
+}
+
+/** A remembered snapshot's estimated size (see the header): a lookup, not a walk. */
+export function snapshotBytes(snapshot: PaySnapshot): number {
+  return SNAPSHOT_BASE_BYTES + policyBytesOf(snapshot.wallet.policy);
+}
+
+export interface SnapshotCacheOptions {
+  /** TREASURY_PAY_SNAPSHOT_MEMORY_BYTES: the remembered snapshots' estimated bytes at most. */
+  maxSnapshotBytes?: number | undefined;
+}
+
 export class SnapshotCache {
-  private readonly snapshots = new LRUCache<string, { snapshot: PaySnapshot; windowKey: string; generation: number }>({
-    max: 10_000,
-  });
+  private readonly snapshots: LRUCache<string, RememberedSnapshot>;
   private readonly patTotals = new LRUCache<string, PatTotal & { generation: number }>({
     max: 10_000,
   });
   private readonly seenKeys = new LRUCache<string, true>({ max: 100_000 });
   /** How many times a snapshot was forgotten: a read begun before a forget must not be remembered after it. */
   private forgets = 0;
+
+  constructor(options: SnapshotCacheOptions = {}) {
+    const maxSize = options.maxSnapshotBytes ?? DEFAULT_PAY_SNAPSHOT_MEMORY_BYTES;
+    if (!Number.isSafeInteger(maxSize) || maxSize < 1) throw new RangeError('maxSnapshotBytes: a positive integer');
+    this.snapshots = new LRUCache<string, RememberedSnapshot>({
+      max: MAX_SNAPSHOTS,
+      maxSize,
+      sizeCalculation: (entry) => snapshotBytes(entry.snapshot),
+    });
+  }
+
+  /** The remembered snapshots' estimated bytes, and how many they are (the budget's and the count's measure). */
+  get snapshotMemory(): { bytes: number; count: number } {
+    return { bytes: this.snapshots.calculatedSize, count: this.snapshots.size };
+  }
 
   get forgetCount(): number {
     return this.forgets;

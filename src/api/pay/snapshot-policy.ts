@@ -14,6 +14,13 @@
  * evicted, so many large policies paid in turn cannot make each one be parsed, kept and dropped again), and many
  * large policies cannot double what the remembered snapshots hold. A form's entries are given back once its policy
  * is collected (FinalizationRegistry), so the bound errs on the strict side until then.
+ *
+ * Its size: a sealed policy's estimated size in memory (`policyBytesOf`) is worked out once, in the walk that
+ * freezes it, so the snapshot memory can bound what it remembers by bytes (./snapshot-cache.ts,
+ * TREASURY_PAY_SNAPSHOT_MEMORY_BYTES) without walking or serialising a policy on the path of a payment. The two
+ * bounds agree: a parsed form lives only while its policy does, so the parsed forms of the remembered snapshots
+ * are at most about 1.2 times the snapshot budget's policies (a policy at its bounds: ~165 KB estimated, 179 KiB
+ * parsed), and never more than MAX_REMEMBERED_ENTRIES' ~40 MB — under a sixth of the default budget (256 MiB).
  * Does not defend: anything about the policy's content — parsePolicy and the rules decide that, unchanged.
  */
 import { parsePolicy } from '../../../policy/parse-policy.js';
@@ -26,8 +33,8 @@ import type { ParsedPolicy } from '../../../policy/policy-types.js';
  */
 const MAX_REMEMBERED_ENTRIES = 500_000;
 
-/** Policies deeply frozen by sealPolicy: the only ones whose parsed form is remembered. */
-const sealed = new WeakSet<object>();
+/** Policies deeply frozen by sealPolicy (the only ones whose parsed form is remembered), with their size. */
+const sealed = new WeakMap<object, number>();
 /** Each remembered form lives as long as its policy (its snapshot, read or remembered), never longer. */
 const parsed = new WeakMap<object, ParsedPolicy>();
 /** Entries (addresses and caps) of the forms remembered and not yet known to be collected with their policy. */
@@ -40,12 +47,26 @@ const collected = new FinalizationRegistry<number>((entries) => {
 const entriesOf = (p: ParsedPolicy) =>
   1 + (p.counterpartyAllowlist?.size ?? 0) + (p.counterpartyBlocklist?.size ?? 0) + (p.capabilityCaps?.size ?? 0);
 
-/** Deeply freezes a policy as its snapshot was read (JSON: no cycles) and marks it as parsed at most once. */
+/**
+ * Deeply freezes a policy as its snapshot was read (JSON: no cycles), marks it as parsed at most once and records
+ * its estimated size (`policyBytesOf`).
+ */
 export function sealPolicy<T>(policy: T): T {
   if (policy === null || typeof policy !== 'object') return policy;
-  deepFreeze(policy);
-  sealed.add(policy);
+  if (!sealed.has(policy)) sealed.set(policy, freezeAndMeasure(policy));
   return policy;
+}
+
+/**
+ * A policy's estimated size in memory, in bytes: recorded when it was sealed (no walk then), else estimated by
+ * walking it (a policy built in code). Deterministic: the same JSON value is the same size, wherever it is held.
+ */
+export function policyBytesOf(policy: unknown): number {
+  if (policy !== null && typeof policy === 'object') {
+    const bytes = sealed.get(policy);
+    if (bytes !== undefined) return bytes;
+  }
+  return estimate(policy, false);
 }
 
 /** The rules' form of `policy`: remembered for a sealed policy, parsed anew otherwise (throws PolicyInputError). */
@@ -65,8 +86,35 @@ export function parsedPolicyOf(policy: unknown): ParsedPolicy {
   return form;
 }
 
-function deepFreeze(value: object): void {
-  Object.freeze(value);
-  for (const inner of Object.values(value))
-    if (inner !== null && typeof inner === 'object') deepFreeze(inner as object);
+/**
+ * What V8 holds for a JSON value, roughly (a policy as JSON.parse leaves it; measured: a policy at its bounds,
+ * 96,569 characters of JSON, holds 156.5 KiB; estimated here 165 KB): a string its header and its characters (one
+ * byte each: a policy's strings are ASCII), rounded to 8; an object or array its header, a slot per element and a
+ * property entry per key (its name counted as a string); a number or boolean a boxed value.
+ */
+const STRING_HEADER = 16;
+const OBJECT_HEADER = 32;
+const SLOT = 8;
+const PROPERTY = 16;
+const BOXED = 16;
+
+const stringBytes = (s: string) => STRING_HEADER + Math.ceil(s.length / 8) * 8;
+
+/** `value`'s estimated size (see above), each object frozen on the way when `freeze`. */
+function estimate(value: unknown, freeze: boolean): number {
+  if (typeof value === 'string') return stringBytes(value);
+  if (value === null || typeof value !== 'object') return BOXED;
+  if (freeze) Object.freeze(value);
+  let bytes = OBJECT_HEADER;
+  if (Array.isArray(value)) {
+    for (const inner of value as unknown[]) bytes += SLOT + estimate(inner, freeze);
+    return bytes;
+  }
+  for (const [key, inner] of Object.entries(value)) bytes += PROPERTY + stringBytes(key) + estimate(inner, freeze);
+  return bytes;
+}
+
+/** Deeply freezes `value` (see sealPolicy), answering its estimated size: one walk for both. */
+function freezeAndMeasure(value: object): number {
+  return estimate(value, true);
 }

@@ -64,6 +64,7 @@ const API_SHUTDOWN_STEPS = [
   'retired_key_reconciler',
   'expired_reservation_sweeper',
   'payment_id_sweeper',
+  'rejected_ledger_sweeper',
   'pay_connections',
   'signer_client',
   'database_pool',

@@ -24,7 +24,8 @@
  * (a lock would hold a pooled connection per waiting report): a cap can be passed by the rows of the reports in
  * flight together, at most 100 per request. Rows parked for a reason the seller can fix (no proven pay-to) count
  * too. The rejected budget bounds the rows a seller adds per day (about the budget plus the pending cap), not what
- * it keeps: rejected rows are never deleted. The same caps bound the other way rows become pending: proving a
+ * it keeps: rejected rows are kept TREASURY_LEDGER_REJECTED_RETENTION_DAYS, then deleted
+ * (./rejected-ledger-sweeper.ts). The same caps bound the other way rows become pending: proving a
  * pay-to reopens rows rejected for paying an address not proven yet only as far as both caps leave room
  * (../seller-pay-to-service.ts).
  */

@@ -1,0 +1,19 @@
+/**
+ * The API's bound settings as ./app-config.ts takes them in one piece: what keeps one seller or account from taking
+ * more than its share (./seller-bounds-config.ts) and how much the API keeps of what grows with use
+ * (./keep-bounds-config.ts) — their environment variables, and the fields of `AppConfig` they become.
+ *
+ * Defends: nothing of its own (each module's schema bounds its variables); it only joins them.
+ */
+import { keepBoundsConfigOf, keepBoundsEnvShape, type KeepBoundsConfig } from './keep-bounds-config.js';
+import { sellerBoundsConfigOf, sellerBoundsEnvShape, type SellerBoundsConfig } from './seller-bounds-config.js';
+
+export const boundsEnvShape = { ...sellerBoundsEnvShape, ...keepBoundsEnvShape };
+
+export type BoundsConfig = SellerBoundsConfig & KeepBoundsConfig;
+
+export function boundsConfigOf(
+  e: Parameters<typeof sellerBoundsConfigOf>[0] & Parameters<typeof keepBoundsConfigOf>[0],
+): BoundsConfig {
+  return { ...sellerBoundsConfigOf(e), ...keepBoundsConfigOf(e) };
+}
