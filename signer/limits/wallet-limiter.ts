@@ -53,7 +53,7 @@ export interface LimitReceipt {
 
 export type TakeOutcome = { ok: true; receipt: LimitReceipt } | { ok: false; refusal: LimitRefusal };
 
-/** What `snapshot` returns and `restore` takes (the state file's content, validated by ./limits-state-file.ts). */
+/** What `snapshot` returns and `restore` takes (the state file's windows, validated by ./limits-state-format.ts). */
 export interface LimiterSnapshot {
   v: 1;
   wallets: Record<string, Record<string, Array<[number, string]>>>;
@@ -66,6 +66,8 @@ export class WalletLimiter {
   private readonly wallets = new Map<string, RollingSum[]>();
   private takes = 0;
   private changeCount = 0;
+  /** Wallets changed since the last `drainChanged` (undefined until its first call: nobody is asking). */
+  private changed: Set<string> | undefined;
 
   constructor(
     private readonly limits: readonly WalletLimit[],
@@ -116,6 +118,7 @@ export class WalletLimiter {
     }
     const buckets = this.limits.map((limit, i) => sums.at(i)!.add(now, limit.measure === 'amount' ? amount : 1n));
     this.changeCount++;
+    this.changed?.add(key);
     if (++this.takes % SWEEP_EVERY === 0) this.sweep(now);
     return { ok: true, receipt: { wallet: key, amount, buckets } };
   }
@@ -128,6 +131,7 @@ export class WalletLimiter {
       sums[i]!.remove(receipt.buckets[i]!, limit.measure === 'amount' ? receipt.amount : 1n),
     );
     this.changeCount++;
+    this.changed?.add(receipt.wallet);
   }
 
   /**
@@ -138,14 +142,43 @@ export class WalletLimiter {
     const now = this.nowMs();
     const wallets: LimiterSnapshot['wallets'] = {};
     for (const [key, sums] of this.wallets) {
-      const held: Record<string, Array<[number, string]>> = {};
-      this.limits.forEach((limit, i) => {
-        const entries = sums[i]!.entries(now);
-        if (entries.length > 0) held[limit.name] = entries.map(([b, v]) => [b, String(v)]);
-      });
-      if (Object.keys(held).length > 0) wallets[key] = held;
+      const held = this.heldIn(sums, now);
+      if (held) wallets[key] = held;
     }
     return { v: 1, wallets };
+  }
+
+  /** One wallet's part of `snapshot` (`key` as `keys` and `drainChanged` give it); undefined when it holds nothing. */
+  held(key: string): LimiterSnapshot['wallets'][string] | undefined {
+    const sums = this.wallets.get(key);
+    return sums && this.heldIn(sums, this.nowMs());
+  }
+
+  private heldIn(sums: RollingSum[], now: number): LimiterSnapshot['wallets'][string] | undefined {
+    let held: Record<string, Array<[number, string]>> | undefined;
+    this.limits.forEach((limit, i) => {
+      const entries = sums[i]!.entries(now);
+      if (entries.length > 0) (held ??= {})[limit.name] = entries.map(([b, v]) => [b, String(v)]);
+    });
+    return held;
+  }
+
+  /**
+   * The wallets remembered, as keys, walked as the map goes: a wallet added meanwhile is met too, one forgotten
+   * meanwhile is not (so a caller may walk it a slice at a time between signatures).
+   */
+  keys(): IterableIterator<string> {
+    return this.wallets.keys();
+  }
+
+  /**
+   * The wallets whose windows changed (a signature recorded or given back, a restore) since the last call, which
+   * forgets them; from the first call on (before it, nothing is kept: a limiter nobody saves remembers no set).
+   */
+  drainChanged(): Set<string> {
+    const changed = this.changed ?? new Set<string>();
+    this.changed = new Set<string>();
+    return changed;
   }
 
   /** Adds what a snapshot counted (a restart); entries past their window, and limits no longer configured, are dropped. */
@@ -161,6 +194,7 @@ export class WalletLimiter {
         ),
       );
       if (sums.some((s) => s.heldUntil() > now)) this.wallets.set(wallet, sums);
+      this.changed?.add(wallet);
     }
     this.changeCount++;
   }

@@ -71,7 +71,8 @@ export const SIGNER_ENTRIES: Entries = {
   TREASURY_SIGNER_WALLET_SIGNATURES_PER_MINUTE: { meaning: 'signatures per wallet per rolling minute' },
   TREASURY_SIGNER_WALLET_SIGNATURES_PER_HOUR: { meaning: 'signatures per wallet per rolling hour' },
   TREASURY_SIGNER_LIMITS_STATE_FILE: {
-    meaning: 'where the per-wallet windows are kept across restarts; unset: memory only',
+    meaning:
+      'where the per-wallet windows are kept across restarts (appended to every second, compacted in the background, rewritten at start and stop); unset: memory only',
   },
   TREASURY_SIGNER_STORE_WATERMARK_FILE: {
     meaning:
