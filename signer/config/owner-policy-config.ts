@@ -6,14 +6,46 @@
  * older store (TREASURY_SIGNER_ACCEPT_STORE_GENERATION, an exact generation: it cannot be left on to accept any
  * later restore).
  *
+ * Production mode (./signer-production-mode.ts, read here through `productionModeEnvShape`) runs with the store, or
+ * without it only when TREASURY_SIGNER_OWNER_POLICIES=off says so; the store's placement rules (`placement`: production
+ * mode and the roles TREASURY_SIGNER_ACCEPT_STORE_ROLES names) are what ../owner-policy/store-placement.ts holds the
+ * roles that can reach the store to.
+ *
  * Defends: the database's password in logs or errors — the URL is kept as a non-enumerable property, never
  * printed (the ready line says only whether owner policies are on); a URL that is not PostgreSQL's; an
- * approver that is not an address. Does not defend: which role the URL names — deploy the signer with a role
- * of its own that the API's role cannot use (docs/deploy-hsm.md).
+ * approver that is not an address; a production signer left without its store by a forgotten variable; an
+ * acknowledgement of other roles that names none, or names them so that any later one would pass (each is named
+ * exactly). Does not defend: which role the URL names — deploy the signer with a role of its own that the API's
+ * role cannot use (docs/deploy-hsm.md, "The signer's policy store: a database and a role of its own"); the start
+ * checks what PostgreSQL reports of the other roles (../owner-policy/store-placement.ts).
  */
 import path from 'node:path';
 import { z } from 'zod';
 import { SignerConfigError } from './signer-config-error.js';
+import { isProductionMode, policyStoreProductionProblem, productionModeEnvShape } from './signer-production-mode.js';
+
+/** The most roles TREASURY_SIGNER_ACCEPT_STORE_ROLES may name. */
+export const MAX_ACCEPTED_STORE_ROLES = 32;
+
+/**
+ * A comma-separated list of PostgreSQL role names, as the start's refusal spells them (at most 63 characters each,
+ * no space, comma or control character): split, trimmed, at least one.
+ */
+const acceptedRolesSchema = z
+  .string()
+  .max(2048)
+  .transform((v) =>
+    v
+      .split(',')
+      .map((name) => name.trim())
+      .filter((name) => name !== ''),
+  )
+  .pipe(
+    z
+      .array(z.string().regex(/^[^\s,\p{Cc}]{1,63}$/u, 'expected role names (63 characters at most, no space)'))
+      .min(1, 'name at least one role, or leave it unset')
+      .max(MAX_ACCEPTED_STORE_ROLES),
+  );
 
 export const ownerPolicyEnvShape = {
   /** The signer's own PostgreSQL database (owner-signed policies and their spend windows); unset: they are off. */
@@ -36,7 +68,42 @@ export const ownerPolicyEnvShape = {
     .string()
     .regex(/^(0|[1-9][0-9]{0,14})$/, 'expected the store generation the refusal named')
     .optional(),
+  /** `off`: no policy store, on purpose (production mode refuses to start without one otherwise); `on`: one is required. */
+  TREASURY_SIGNER_OWNER_POLICIES: z.enum(['on', 'off']).optional(),
+  /**
+   * Roles besides the signer's own that the start found able to reach the store, accepted by name: still warned of,
+   * no longer refused in production mode (../owner-policy/store-placement.ts).
+   */
+  TREASURY_SIGNER_ACCEPT_STORE_ROLES: acceptedRolesSchema.optional(),
+  ...productionModeEnvShape,
 };
+
+/** How ../owner-policy/store-placement.ts treats the roles other than the signer's that can reach the store. */
+export interface StorePlacementRules {
+  /** Production mode: such a role stops the start unless it is accepted. */
+  production: boolean;
+  /** TREASURY_SIGNER_ACCEPT_STORE_ROLES: warned of, never refused. */
+  acceptedRoles: readonly string[];
+}
+
+const placementEnvSchema = z.object({
+  TREASURY_SIGNER_ACCEPT_STORE_ROLES: acceptedRolesSchema.optional(),
+  ...productionModeEnvShape,
+});
+
+function rulesOf(e: z.output<typeof placementEnvSchema>): StorePlacementRules {
+  return Object.freeze({
+    production: isProductionMode({ NODE_ENV: e.NODE_ENV, TREASURY_ENV: e.TREASURY_ENV }),
+    acceptedRoles: Object.freeze([...(e.TREASURY_SIGNER_ACCEPT_STORE_ROLES ?? [])]),
+  });
+}
+
+/** The placement rules of an environment (the signer's own, when the store is opened without its configuration). */
+export function storePlacementRules(env: Readonly<Record<string, string | undefined>>): StorePlacementRules {
+  const parsed = placementEnvSchema.safeParse(env);
+  if (!parsed.success) throw new SignerConfigError(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`));
+  return rulesOf(parsed.data);
+}
 
 export interface OwnerPolicyConfig {
   /** Non-enumerable: never serialised or logged. */
@@ -49,6 +116,8 @@ export interface OwnerPolicyConfig {
   watermarkFile: string | undefined;
   /** The one store generation below the watermark that may be used (once). */
   acceptStoreGeneration: number | undefined;
+  /** Production mode and the roles accepted beside the signer's (../owner-policy/store-placement.ts). */
+  placement: StorePlacementRules;
 }
 
 const ownerPolicyEnvSchema = z.object(ownerPolicyEnvShape);
@@ -67,12 +136,27 @@ export function parseOwnerPolicyConfig(
       'TREASURY_SIGNER_POLICY_APPROVER',
       'TREASURY_SIGNER_STORE_WATERMARK_FILE',
       'TREASURY_SIGNER_ACCEPT_STORE_GENERATION',
+      'TREASURY_SIGNER_ACCEPT_STORE_ROLES',
     ] as const) {
       if (e[name] !== undefined)
         throw new SignerConfigError(`${name} needs TREASURY_SIGNER_DATABASE_URL (the policy store)`);
     }
+    if (e.TREASURY_SIGNER_OWNER_POLICIES === 'on')
+      throw new SignerConfigError(
+        'TREASURY_SIGNER_OWNER_POLICIES: is on, and TREASURY_SIGNER_DATABASE_URL (the policy store) is not set',
+      );
+    const problem = policyStoreProductionProblem({
+      production: isProductionMode({ NODE_ENV: e.NODE_ENV, TREASURY_ENV: e.TREASURY_ENV }),
+      storeSet: false,
+      ownerPolicies: e.TREASURY_SIGNER_OWNER_POLICIES,
+    });
+    if (problem !== undefined) throw new SignerConfigError(problem);
     return undefined;
   }
+  if (e.TREASURY_SIGNER_OWNER_POLICIES === 'off')
+    throw new SignerConfigError(
+      'TREASURY_SIGNER_OWNER_POLICIES: is off, and TREASURY_SIGNER_DATABASE_URL sets up the policy store; unset one of them',
+    );
   let protocol: string;
   try {
     protocol = new URL(e.TREASURY_SIGNER_DATABASE_URL).protocol;
@@ -95,6 +179,7 @@ export function parseOwnerPolicyConfig(
       e.TREASURY_SIGNER_ACCEPT_STORE_GENERATION === undefined
         ? undefined
         : Number(e.TREASURY_SIGNER_ACCEPT_STORE_GENERATION),
+    placement: rulesOf(e),
   };
   Object.defineProperty(config, 'databaseUrl', { value: e.TREASURY_SIGNER_DATABASE_URL, enumerable: false });
   return Object.freeze(config) as OwnerPolicyConfig;

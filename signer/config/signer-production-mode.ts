@@ -18,7 +18,13 @@
  *    public keys wallet addresses are derived from would travel unauthenticated;
  *  - an unset `TREASURY_SIGNER_ALLOWED_TOKENS`: a production signer signs for the tokens its operator named, never
  *    for a built-in list (the default, testnet tokens only, is for the sandbox and the tests: ./allowed-tokens.ts);
- *    a set but empty list is refused in every mode.
+ *    a set but empty list is refused in every mode;
+ *  - no policy store (`TREASURY_SIGNER_DATABASE_URL`) unless `TREASURY_SIGNER_OWNER_POLICIES=off` says so: without
+ *    it the signer enforces no owner-signed policy (docs/adr/0012-owner-signed-policies.md), and a deployment that
+ *    forgot the variable would not know (`policyStoreProductionProblem`, asked by ./owner-policy-config.ts, which
+ *    reads production mode through `productionModeEnvShape`).
+ * At run time, not here: a policy store that roles other than the signer's can reach is refused in production mode
+ * unless named in `TREASURY_SIGNER_ACCEPT_STORE_ROLES` (../owner-policy/store-placement.ts).
  * Does not defend: a long PIN that is still guessable; a watermark file that cannot be written (refused at start by
  * ../owner-policy/store-watermark.ts); endpoints the AWS SDK reads itself (`AWS_ENDPOINT_URL*`).
  * Considered and left allowed: `TREASURY_EXIT_WITH_PARENT=1` (set by the sandbox) only makes the signer stop
@@ -26,10 +32,20 @@
  * Outside production mode nothing here applies (the sandbox and the tests run as before).
  */
 
+import { z } from 'zod';
+
 /** True under `NODE_ENV=production` or `TREASURY_ENV=production` (as treasury-api and the gate decide it). */
 export function isProductionMode(env: Readonly<Record<string, string | undefined>>): boolean {
   return env.NODE_ENV === 'production' || env.TREASURY_ENV === 'production';
 }
+
+/** The variables production mode is read from, for a schema whose parsed output must decide it (`isProductionMode`). */
+export const productionModeEnvShape = {
+  /** `production`: production mode, as `TREASURY_ENV=production`; the images set it. */
+  NODE_ENV: z.string().max(64).optional(),
+  /** `production`: production mode, as `NODE_ENV=production`. */
+  TREASURY_ENV: z.string().max(64).optional(),
+};
 
 /** The shortest HSM user PIN production mode accepts. */
 export const MIN_PRODUCTION_PIN_LENGTH = 8;
@@ -70,4 +86,17 @@ export function signerProductionProblems(facts: SignerProductionFacts): string[]
       'TREASURY_SIGNER_ALLOWED_TOKENS: is not set; production mode signs only for tokens named explicitly (e.g. 8453:0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913 for USDC on Base), the default names testnet tokens only',
     );
   return problems;
+}
+
+/**
+ * Production mode runs with the signer's policy store, or without it only when `TREASURY_SIGNER_OWNER_POLICIES=off`
+ * says so; undefined when that holds (and outside production mode, always).
+ */
+export function policyStoreProductionProblem(facts: {
+  production: boolean;
+  storeSet: boolean;
+  ownerPolicies: 'on' | 'off' | undefined;
+}): string | undefined {
+  if (!facts.production || facts.storeSet || facts.ownerPolicies === 'off') return undefined;
+  return "TREASURY_SIGNER_DATABASE_URL: is not set; production mode runs with the signer's policy store, which enforces the owners' signed policies even against the API (docs/deploy-hsm.md, \"The signer's policy store: a database and a role of its own\"), or without it only when TREASURY_SIGNER_OWNER_POLICIES=off says so";
 }

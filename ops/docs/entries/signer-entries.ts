@@ -17,6 +17,16 @@ export const SIGNER_ENTRIES: Entries = {
   TREASURY_KMS_ENDPOINT: {
     meaning: "endpoint override (a VPC endpoint, the emulator); unset: the Region's public one",
   },
+  TREASURY_SIGNER_OWNER_POLICIES: {
+    meaning:
+      '`off`: no policy store, on purpose — production mode refuses to start without TREASURY_SIGNER_DATABASE_URL otherwise (docs/deploy-hsm.md, "7. The signer\'s policy store: a database and a role of its own"); `on`: a store is required in every mode. `off` beside a store and `on` without one are refused',
+  },
+  TREASURY_SIGNER_ACCEPT_STORE_ROLES: {
+    meaning:
+      "roles other than the signer's that its start found able to reach the policy store, named exactly as the refusal names them (comma-separated, at most 32): still warned of at every start, no longer refused in production mode; a role not named is refused all the same",
+  },
+  NODE_ENV: { meaning: '`production`: production mode (below); the signer image sets it' },
+  TREASURY_ENV: { meaning: '`production`: production mode (below), as `NODE_ENV=production`' },
   TREASURY_SIGNER_DATABASE_URL: {
     meaning:
       "the signer's own PostgreSQL database (owner-signed policies, their spend windows), with a role only the signer holds; unset: owner-signed policies are off (docs/adr/0012-owner-signed-policies.md)",

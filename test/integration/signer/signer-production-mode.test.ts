@@ -2,8 +2,9 @@
  * treasury-signer in production mode (`NODE_ENV=production`, as the images set it; signer/config/signer-production-mode.ts),
  * through the real process on a SoftHSM token: it refuses — exit 1, one line naming every variable at fault, never
  * the PIN, never `signer ready` — a PIN taken from the environment (and one under 8 characters), a policy store
- * without a watermark file, and no TREASURY_SIGNER_ALLOWED_TOKENS (production names the tokens it signs for; the
- * default is testnet only); a sound production configuration (a PIN file of 8+ characters, 0600, a watermark file
+ * without a watermark file, no TREASURY_SIGNER_ALLOWED_TOKENS (production names the tokens it signs for; the
+ * default is testnet only), and no policy store at all unless TREASURY_SIGNER_OWNER_POLICIES=off says so (then it
+ * starts, owner policies off); a sound production configuration (a PIN file of 8+ characters, 0600, a watermark file
  * beside the policy store, the token list named) starts.
  */
 import assert from 'node:assert/strict';
@@ -19,6 +20,8 @@ const PRODUCTION = {
   NODE_ENV: 'production',
   TREASURY_SIGNER_ALLOWED_TOKENS: '84532:0x036CbD53842c5426634e7929541eC2318f3dCF7e',
 };
+/** Production mode without a policy store, said on purpose (the refusals below are about something else). */
+const NO_STORE = { TREASURY_SIGNER_OWNER_POLICIES: 'off' };
 /** The signer started without TREASURY_PKCS11_PIN_FILE (the harness always sets it): the PIN comes from the environment only. */
 const WITHOUT_PIN_FILE = nodeArgsFor('signer/main.ts', [
   '--import',
@@ -68,7 +71,7 @@ describe('treasury-signer in production mode', function () {
     const { line } = await refusedStart({
       dir,
       keyBackend: 'pkcs11',
-      env: { ...PRODUCTION, TREASURY_PKCS11_PIN: '1234' },
+      env: { ...PRODUCTION, ...NO_STORE, TREASURY_PKCS11_PIN: '1234' },
       nodeArgs: WITHOUT_PIN_FILE,
     });
     assert.equal(line.msg, 'signer failed to start');
@@ -95,7 +98,7 @@ describe('treasury-signer in production mode', function () {
   });
 
   it('refuses to start without TREASURY_SIGNER_ALLOWED_TOKENS: one line naming it, exit 1', async () => {
-    const { line } = await refusedStart({ keyBackend: 'pkcs11', env: { NODE_ENV: 'production' } });
+    const { line } = await refusedStart({ keyBackend: 'pkcs11', env: { NODE_ENV: 'production', ...NO_STORE } });
     assert.equal(line.msg, 'signer failed to start');
     assert.equal(line.code, 'config_invalid');
     assert.deepEqual(
@@ -103,6 +106,25 @@ describe('treasury-signer in production mode', function () {
       ['TREASURY_SIGNER_ALLOWED_TOKENS'],
     );
     assert.match(line.err, /8453:0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913/, 'says how to name mainnet USDC');
+  });
+
+  it('refuses to start without a policy store unless TREASURY_SIGNER_OWNER_POLICIES=off says so, then starts with them off', async () => {
+    const { line } = await refusedStart({ keyBackend: 'pkcs11', env: PRODUCTION });
+    assert.equal(line.msg, 'signer failed to start');
+    assert.equal(line.code, 'config_invalid');
+    assert.deepEqual(
+      line.problems?.map((p) => p.slice(0, p.indexOf(':'))),
+      ['TREASURY_SIGNER_DATABASE_URL'],
+    );
+    assert.match(line.err, /TREASURY_SIGNER_OWNER_POLICIES=off/, 'says how to run without one on purpose');
+
+    const signer = await startTestSigner({ keyBackend: 'pkcs11', env: { ...PRODUCTION, ...NO_STORE } });
+    try {
+      assert.match(signer.logs(), /"msg":"signer ready"/);
+      assert.match(signer.logs(), /"owner_policies":"off"/);
+    } finally {
+      assert.equal(await signer.stop(), 0);
+    }
   });
 
   it('starts on a sound production configuration: a PIN file of 8+ characters (0600) and a watermark file', async () => {

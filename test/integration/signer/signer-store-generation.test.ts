@@ -146,10 +146,17 @@ describe("the signer store's generation and placement", function () {
         log,
       });
       await store.prepare().finally(() => store.close());
+      // Connected as a superuser to a database another role owns: both are reported (the owner may write the store).
       assert.deepEqual(
         lines.map((l) => [l.level, l.fields.event]),
-        [['warn', 'store_role_superuser']],
+        [
+          ['warn', 'store_role_superuser'],
+          ['warn', 'store_reachable_by_other_roles'],
+        ],
       );
+      assert.deepEqual(lines[1]!.fields.others, [
+        { role: other.role, reaches: ['database_owner', 'database_create', 'schema_create'] },
+      ]);
     } finally {
       await other.drop();
     }

@@ -325,6 +325,84 @@ describe('compose.yaml (structure, no engine)', () => {
     assert.match(nginx, /proxy_set_header X-Forwarded-For \$remote_addr/);
   });
 
+  it('gives the services roles of their own, the superuser to none, and the signer its store on a network apart', () => {
+    const postgres = service('postgres')!.join('\n');
+    // The bootstrap superuser is an administrator's; ops/compose/postgres-init/ makes the services' roles.
+    assert.match(postgres, /POSTGRES_USER: postgres$/m);
+    assert.doesNotMatch(postgres, /POSTGRES_DB:/);
+    assert.match(postgres, /- \.\/ops\/compose\/postgres-init:\/docker-entrypoint-initdb\.d:ro$/m);
+    assert.match(postgres, /"pg_isready", "-h", "127\.0\.0\.1", "-U", "postgres"/, 'healthy once it listens on TCP');
+    assert.match(postgres, /networks: \[treasury, signer-db\]/);
+
+    const anchor = yamlBlock(compose, 'x-api')!.join('\n');
+    const migrate = service('migrate')!.join('\n');
+    for (const [name, text] of [
+      ['x-api', anchor],
+      ['migrate', migrate],
+    ] as const) {
+      assert.match(
+        text,
+        /DATABASE_URL: postgres:\/\/treasury:\$\{TREASURY_DB_PASSWORD:\?[^}]*\}@postgres:5432\/treasury$/m,
+        name,
+      );
+      assert.doesNotMatch(text, /POSTGRES_PASSWORD|TREASURY_SIGNER_DB|TREASURY_SIGNER_DATABASE_URL|signer-db/, name);
+      assert.match(text, /networks: \[treasury\]$/m, name);
+    }
+
+    const signer = service('signer')!.join('\n');
+    assert.match(
+      signer,
+      /TREASURY_SIGNER_DATABASE_URL: postgres:\/\/treasury_signer:\$\{TREASURY_SIGNER_DB_PASSWORD:\?[^}]*\}@postgres:5432\/treasury_signer$/m,
+    );
+    assert.match(signer, /networks: \[signer-db\]$/m);
+    assert.doesNotMatch(signer, /network_mode|POSTGRES_PASSWORD|TREASURY_DB_PASSWORD|TREASURY_SIGNER_OWNER_POLICIES/);
+    assert.match(signer, /postgres: \{ condition: service_healthy \}/);
+    assert.match(service('signer-init')!.join('\n'), /network_mode: none/, 'the token is made offline');
+
+    const networks = yamlBlock(compose, 'networks')!;
+    assert.deepEqual(
+      yamlBlock(networks, 'signer-db')?.map((l) => l.trim()),
+      ['internal: true'],
+      'the signer-db network has no route out',
+    );
+    const onSignerDb = ['postgres', 'signer-init', 'signer', 'migrate', 'api-1', 'api-2', 'proxy'].filter((n) =>
+      /signer-db/.test(service(n)!.join('\n')),
+    );
+    assert.deepEqual(onSignerDb, ['postgres', 'signer']);
+  });
+
+  it('makes the roles from passwords in the environment: neither a superuser, PUBLIC kept out of both databases', () => {
+    const dir = path.join(ROOT, 'ops/compose/postgres-init');
+    assert.deepEqual(fs.readdirSync(dir).sort(), ['10-treasury-roles.sh', 'treasury-roles.psql']);
+    const sh = fs.readFileSync(path.join(dir, '10-treasury-roles.sh'), 'utf8');
+    assert.match(sh, /: "\$\{TREASURY_DB_PASSWORD:\?/);
+    assert.match(sh, /: "\$\{TREASURY_SIGNER_DB_PASSWORD:\?/);
+    assert.match(
+      sh,
+      /psql -v ON_ERROR_STOP=1 .*--file "\$\(dirname "\$\{BASH_SOURCE\[0\]\}"\)\/treasury-roles\.psql"/s,
+    );
+    // Comments out, each statement on one line.
+    const sql = fs
+      .readFileSync(path.join(dir, 'treasury-roles.psql'), 'utf8')
+      .replace(/^--.*$/gm, '')
+      .replace(/\n(?=\s)/g, '')
+      .replace(/ +/g, ' ');
+    assert.match(sql, /^\\getenv api_password TREASURY_DB_PASSWORD$/m);
+    assert.match(sql, /^\\getenv signer_password TREASURY_SIGNER_DB_PASSWORD$/m);
+    for (const [role, variable] of [
+      ['treasury', 'api_password'],
+      ['treasury_signer', 'signer_password'],
+    ] as const) {
+      for (const statement of [
+        `CREATE ROLE ${role} LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS PASSWORD :'${variable}';`,
+        `CREATE DATABASE ${role} OWNER ${role};`,
+        `REVOKE ALL ON DATABASE ${role} FROM PUBLIC;`,
+      ])
+        assert.ok(sql.split('\n').includes(statement), statement);
+    }
+    assert.doesNotMatch(sql, /\bGRANT\b|SUPERUSER(?! )|PASSWORD '/, 'no grant, no superuser, no password in the file');
+  });
+
   it('has no top-level name: (compose implementations that predate it refuse the file)', () => {
     assert.equal(yamlBlock(compose, 'name'), undefined);
     assert.ok(!compose.some((l) => /^name:/.test(l)));
@@ -334,6 +412,8 @@ describe('compose.yaml (structure, no engine)', () => {
     const text = compose.join('\n');
     assert.doesNotMatch(text, /:latest\b|\btsx\b/);
     assert.match(text, /POSTGRES_PASSWORD: \$\{POSTGRES_PASSWORD:\?/);
+    assert.match(text, /TREASURY_DB_PASSWORD: \$\{TREASURY_DB_PASSWORD:\?/);
+    assert.match(text, /TREASURY_SIGNER_DB_PASSWORD: \$\{TREASURY_SIGNER_DB_PASSWORD:\?/);
     assert.match(text, /TREASURY_ADMIN_TOKEN: \$\{TREASURY_ADMIN_TOKEN:\?/);
   });
 });

@@ -16,6 +16,8 @@ const BASE_USDC = '8453:0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913';
 /** Production mode with its token list set, so that each test sees the refusal it is about. */
 const PRODUCTION = { NODE_ENV: 'production', TREASURY_SIGNER_ALLOWED_TOKENS: BASE_USDC };
 const STORE = { TREASURY_SIGNER_DATABASE_URL: 'postgres://signer:db-password@127.0.0.1:5432/signer' };
+/** No policy store, said on purpose: production mode refuses a signer without one otherwise. */
+const NO_STORE = { TREASURY_SIGNER_OWNER_POLICIES: 'off' };
 const KMS = { TREASURY_KEY_BACKEND: 'aws-kms', TREASURY_KMS_REGION: 'eu-west-1' };
 
 /** The variables `env`'s refusal names, in order (each problem begins with its variable). */
@@ -62,6 +64,7 @@ describe('signer production mode (signer/config/signer-production-mode.ts)', () 
     assert.deepEqual(
       refusedVariables({
         ...SOCKET,
+        ...NO_STORE,
         TREASURY_ENV: 'production',
         TREASURY_SIGNER_ALLOWED_TOKENS: BASE_USDC,
         TREASURY_PKCS11_PIN: 'a-long-enough-pin',
@@ -71,9 +74,10 @@ describe('signer production mode (signer/config/signer-production-mode.ts)', () 
   });
 
   it('refuses a PIN file holding fewer than 8 characters', () => {
-    assert.deepEqual(refusedVariables({ ...SOCKET, ...PRODUCTION, TREASURY_PKCS11_PIN_FILE: pinFile('short-1') }), [
-      'TREASURY_PKCS11_PIN_FILE',
-    ]);
+    assert.deepEqual(
+      refusedVariables({ ...SOCKET, ...PRODUCTION, ...NO_STORE, TREASURY_PKCS11_PIN_FILE: pinFile('short-1') }),
+      ['TREASURY_PKCS11_PIN_FILE'],
+    );
   });
 
   it('accepts a PIN file of 8+ characters and a store with a watermark file, named or beside the limits state file', () => {
@@ -88,10 +92,22 @@ describe('signer production mode (signer/config/signer-production-mode.ts)', () 
   });
 
   it('the AWS KMS backend has no PIN: accepted, with its public endpoint or an https one; the emulator over http is refused', () => {
-    assert.equal(loadSignerConfig({ ...SOCKET, ...KMS, ...PRODUCTION }).backend.kind, 'aws-kms');
-    loadSignerConfig({ ...SOCKET, ...KMS, ...PRODUCTION, TREASURY_KMS_ENDPOINT: 'https://vpce.example.com' });
+    assert.equal(loadSignerConfig({ ...SOCKET, ...KMS, ...PRODUCTION, ...NO_STORE }).backend.kind, 'aws-kms');
+    loadSignerConfig({
+      ...SOCKET,
+      ...KMS,
+      ...PRODUCTION,
+      ...NO_STORE,
+      TREASURY_KMS_ENDPOINT: 'https://vpce.example.com',
+    });
     assert.deepEqual(
-      refusedVariables({ ...SOCKET, ...KMS, ...PRODUCTION, TREASURY_KMS_ENDPOINT: 'http://127.0.0.1:4599' }),
+      refusedVariables({
+        ...SOCKET,
+        ...KMS,
+        ...PRODUCTION,
+        ...NO_STORE,
+        TREASURY_KMS_ENDPOINT: 'http://127.0.0.1:4599',
+      }),
       ['TREASURY_KMS_ENDPOINT'],
     );
     // Outside production mode the emulator is reached as before.
@@ -99,11 +115,11 @@ describe('signer production mode (signer/config/signer-production-mode.ts)', () 
   });
 
   it('refuses an unset TREASURY_SIGNER_ALLOWED_TOKENS (no default token list in production), on either backend', () => {
-    const pin = { TREASURY_PKCS11_PIN_FILE: pinFile('eight-ch') };
+    const pin = { TREASURY_PKCS11_PIN_FILE: pinFile('eight-ch'), ...NO_STORE };
     assert.deepEqual(refusedVariables({ ...SOCKET, ...pin, NODE_ENV: 'production' }), [
       'TREASURY_SIGNER_ALLOWED_TOKENS',
     ]);
-    assert.deepEqual(refusedVariables({ ...SOCKET, ...KMS, TREASURY_ENV: 'production' }), [
+    assert.deepEqual(refusedVariables({ ...SOCKET, ...KMS, ...NO_STORE, TREASURY_ENV: 'production' }), [
       'TREASURY_SIGNER_ALLOWED_TOKENS',
     ]);
     // Set but empty: refused in every mode.
@@ -123,5 +139,21 @@ describe('signer production mode (signer/config/signer-production-mode.ts)', () 
       loadSignerConfig({ ...SOCKET, ...pin }).invariants.allowedTokens.map((t) => t.chainId),
       [84532],
     );
+  });
+
+  it('refuses no policy store unless TREASURY_SIGNER_OWNER_POLICIES=off says so; off beside a store, or on without one, in every mode', () => {
+    const pin = { TREASURY_PKCS11_PIN_FILE: pinFile('eight-ch') };
+    assert.deepEqual(refusedVariables({ ...SOCKET, ...pin, ...PRODUCTION }), ['TREASURY_SIGNER_DATABASE_URL']);
+    assert.deepEqual(refusedVariables({ ...SOCKET, ...KMS, ...PRODUCTION }), ['TREASURY_SIGNER_DATABASE_URL']);
+    assert.equal(loadSignerConfig({ ...SOCKET, ...pin, ...PRODUCTION, ...NO_STORE }).ownerPolicies, undefined);
+    assert.equal(loadSignerConfig({ ...SOCKET, ...pin }).ownerPolicies, undefined);
+    for (const mode of [{}, PRODUCTION]) {
+      assert.deepEqual(refusedVariables({ ...SOCKET, ...pin, ...mode, ...STORE, ...NO_STORE }), [
+        'TREASURY_SIGNER_OWNER_POLICIES',
+      ]);
+      assert.deepEqual(refusedVariables({ ...SOCKET, ...pin, ...mode, TREASURY_SIGNER_OWNER_POLICIES: 'on' }), [
+        'TREASURY_SIGNER_OWNER_POLICIES',
+      ]);
+    }
   });
 });
