@@ -54,10 +54,11 @@ import type {
   SignSolanaTransactionParams,
 } from './protocol/signer-protocol.js';
 import type { OwnerPolicies, PaymentReservation } from './owner-policy/owner-policies.js';
+import { attestWalletPolicy } from './owner-policy/policy-receipts.js';
 import { SignerFault } from './signer-error.js';
 import { signEd25519OfAccount } from './solana/ed25519-account-key.js';
-import { assertEd25519Signature, solanaPublicKey } from './solana/ed25519-signature.js';
-import { checkX402ExactMessage } from './solana/check-x402-exact-message.js';
+import { assertEd25519Signature } from './solana/ed25519-signature.js';
+import { checkSolanaPaymentRequest } from './solana/solana-payment-request.js';
 
 const base58 = getBase58Decoder();
 import { walletAddress, walletKeyResult } from './wallet-key-result.js';
@@ -155,6 +156,10 @@ export class SignerService {
         );
       case 'get_wallet_policy':
         return this.ownerPolicies().get(request.params.address);
+      case 'attest_wallet_policy': // ./owner-policy/policy-receipts.ts
+        return attestWalletPolicy(request.params, this.ownerPolicies(), this.now(), (r) =>
+          this.signTaken(r, undefined, this.digestSigning(r, context)),
+        );
       case 'sign_transfer_authorization': {
         const { account_key_ref, wallet_key_ref, address, domain, message } = request.params;
         aaddress(address, 'address');
@@ -214,20 +219,11 @@ export class SignerService {
    * before it is returned.
    */
   private async signSolanaTransaction(params: SignSolanaTransactionParams) {
-    const publicKey = solanaPublicKey(params.address, 'address');
-    if (params.pay_to !== undefined) solanaPublicKey(params.pay_to, 'pay_to');
-    const message = new Uint8Array(Buffer.from(params.message, 'base64'));
-    const transfer = await checkX402ExactMessage(
-      message,
-      { wallet: params.address, network: params.network, payTo: params.pay_to },
+    const { publicKey, message, transfer } = await checkSolanaPaymentRequest(
+      params,
       this.invariants.solana,
+      !!this.owner,
     );
-    if (params.pay_to === undefined && this.owner) {
-      // Without it the destination is a token account of nobody named: no counterparty rule could be checked.
-      throw new SignerFault('invariant_violation', "pay_to is required: the payee's policy rules need its owner", {
-        rule: 'pay_to_required',
-      });
-    }
     this.counted(() => assertValue(this.invariants, String(transfer.amount)));
     const { account_key_ref, wallet_key_ref } = params;
     const sign = async () => {

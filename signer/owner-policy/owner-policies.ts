@@ -39,6 +39,7 @@ import type {
   PolicyViolationDetail,
   SetWalletPolicyParams,
   SetWalletPolicyResult,
+  WalletKeyRefs,
 } from '../protocol/owner-policy-protocol.js';
 import { SignerFault } from '../signer-error.js';
 import { readPolicySignature, signedByAuthority, verifiedOwnerAddress } from './authority-proofs.js';
@@ -166,6 +167,16 @@ export class OwnerPolicies {
     await this.recordWallet(address, accountKeyRef).catch(() => undefined);
   }
 
+  /**
+   * Resolves once `address`'s key is shown held (./held-wallet-keys.ts); without `key` and `prove` (a policy receipt),
+   * only by what the signer knows already: made or paid here, or recorded under its account.
+   */
+  async assertHeld(address: string, key?: WalletKeyRefs, prove?: ProveWalletKey): Promise<void> {
+    const recordedUnderAccount = async () =>
+      (await this.stored(() => this.options.store.wallet(address)))?.underAccount === true;
+    await this.held.assertHeld(address, { recordedUnderAccount, key, prove });
+  }
+
   async get(address: string): Promise<GetWalletPolicyResult> {
     const record = await this.stored(() => this.options.store.wallet(address));
     const current = record?.current;
@@ -218,12 +229,7 @@ export class OwnerPolicies {
     const read = await readPolicySignature(params);
     if (read.curve === 'secp256k1' && !read.recovered)
       throw new SignerFault('policy_signature_invalid', 'the policy signature does not recover', { rule: 'signature' });
-    await this.held.assertHeld(params.address, {
-      recordedUnderAccount: async () =>
-        (await this.stored(() => this.options.store.wallet(params.address)))?.underAccount === true,
-      key: params.wallet_key,
-      prove,
-    });
+    await this.assertHeld(params.address, params.wallet_key, prove);
     const policy: StoredPolicy = {
       policy: params.policy,
       version: params.version,

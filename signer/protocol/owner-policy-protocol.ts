@@ -9,6 +9,10 @@
  * whose key the signer does not hold (`key_not_found`, rule `unknown_wallet`); refusals whose
  * reasons must be parsed out of text (a policy refusal carries the violated rules as fields); a sign-in message
  * holding text the API's stored-text rule refuses (a NUL, a lone surrogate, a bidirectional control: `invalid_request`).
+ * And a front that withholds a newer document while saying it applied it (docs/security-model.md): a receipt
+ * (`attest_wallet_policy`) states what the signer holds now, in a text the signer builds itself
+ * (signer/owner-policy/policy-receipt-statement.ts), signed with the wallet's own key, around a nonce the owner chose;
+ * the nonce is the only text of the request it carries, and only as 64 lower-case hex digits.
  * Does not defend: which owner signed in — the signer cannot know the deployment's accounts, only that the
  * named address signed a sign-in; see the ADR for what that leaves to the front.
  */
@@ -122,6 +126,29 @@ export const getWalletPolicyResultSchema = z
   })
   .strict();
 
+/** A receipt's nonce: 32 bytes the owner chose at random, as 64 lower-case hex digits (one spelling only). */
+export const receiptNonceSchema = z.string().regex(/^[0-9a-f]{64}$/, 'expected 32 bytes as 64 lower-case hex digits');
+/** The longest receipt statement: eight short lines (an owner's base58 address the longest value). */
+export const POLICY_RECEIPT_MAX_CHARS = 1024;
+
+/**
+ * A receipt of what the signer holds for a wallet (signer/owner-policy/policy-receipts.ts): for the wallet named
+ * (whose key the signer must know it holds: `key_not_found`, rule `unknown_wallet`, otherwise), signed with that key.
+ * `nonce`: 32 bytes the owner chose at random, so that a receipt cannot be one kept from before.
+ */
+export const attestWalletPolicyParamsSchema = z
+  .object({ address: eitherAddressSchema, wallet_key: walletKeyRefsSchema, nonce: receiptNonceSchema })
+  .strict();
+export const attestWalletPolicyResultSchema = z
+  .object({
+    /** EIP-191 personal_sign of `statement`'s UTF-8 bytes by the wallet's key (never a transaction or typed data). */
+    scheme: z.literal('eip191'),
+    /** The text the signer built (signer/owner-policy/policy-receipt-statement.ts), returned as signed. */
+    statement: z.string().min(1).max(POLICY_RECEIPT_MAX_CHARS),
+    signature: signature65Schema,
+  })
+  .strict();
+
 /** One violated rule of a signed policy, as the signer reports it (the same names as the front's decisions). */
 export const policyViolationDetailSchema = z
   .object({
@@ -140,3 +167,5 @@ export type SetWalletPolicyParams = z.infer<typeof setWalletPolicyParamsSchema>;
 export type SetWalletPolicyResult = z.infer<typeof setWalletPolicyResultSchema>;
 export type GetWalletPolicyResult = z.infer<typeof getWalletPolicyResultSchema>;
 export type PolicyViolationDetail = z.infer<typeof policyViolationDetailSchema>;
+export type AttestWalletPolicyParams = z.infer<typeof attestWalletPolicyParamsSchema>;
+export type AttestWalletPolicyResult = z.infer<typeof attestWalletPolicyResultSchema>;

@@ -16,7 +16,9 @@
  * decodes them, and signs only the x402 `exact` shape (./solana-protocol.ts lists its refusal rules).
  *
  * No message changes the signer's limits: there is no method for it, and every params object is strict. A
- * wallet's policy changes only by a document its authority signed (./owner-policy-protocol.ts).
+ * wallet's policy changes only by a document its authority signed (./owner-policy-protocol.ts). Besides payments, a
+ * wallet key signs a policy receipt (`attest_wallet_policy`): a text the signer builds itself from its own store, as
+ * an EIP-191 personal message, so it can be no transaction, typed data or sign-in.
  *
  * What it does not defend: who may ask. Whoever can open the unix socket (mode 0600, owned by the
  * signer's user) can ask for signatures within the signer's static invariants and its own per-wallet
@@ -31,6 +33,8 @@
 import { z } from 'zod';
 import { addressSchema, bytes32Schema, hex, keyRefSchema, uint256StringSchema, wireText } from './wire-primitives.js';
 import {
+  attestWalletPolicyParamsSchema,
+  attestWalletPolicyResultSchema,
   authorityRequestSchema,
   getWalletPolicyParamsSchema,
   getWalletPolicyResultSchema,
@@ -211,6 +215,7 @@ export const signerRequestSchema = z.discriminatedUnion('method', [
   requestOf('destroy_wallet_key', destroyWalletKeyParamsSchema),
   requestOf('set_wallet_policy', setWalletPolicyParamsSchema),
   requestOf('get_wallet_policy', getWalletPolicyParamsSchema),
+  requestOf('attest_wallet_policy', attestWalletPolicyParamsSchema),
 ]);
 
 export const healthResultSchema = z
@@ -301,6 +306,7 @@ export const SIGNER_METHODS = {
   destroy_wallet_key: { params: destroyWalletKeyParamsSchema, result: destroyWalletKeyResultSchema },
   set_wallet_policy: { params: setWalletPolicyParamsSchema, result: setWalletPolicyResultSchema },
   get_wallet_policy: { params: getWalletPolicyParamsSchema, result: getWalletPolicyResultSchema },
+  attest_wallet_policy: { params: attestWalletPolicyParamsSchema, result: attestWalletPolicyResultSchema },
 } as const;
 
 export type SignerParams<M extends SignerMethod> = z.infer<(typeof SIGNER_METHODS)[M]['params']>;

@@ -41,6 +41,7 @@ export const COMMAND_EXAMPLES: Readonly<Record<string, string>> = {
   'wallet policy': 'xx wallet policy show',
   'wallet policy show': 'xx wallet policy show wal_0123 --json',
   'wallet policy set': 'xx wallet policy set wal_0123 --max-per-payment 2 --daily-limit 20 --key-destruction allow',
+  'wallet policy verify': 'xx wallet policy verify wal_0123 --json',
   'wallet rotate': 'xx wallet rotate wal_0123 --yes',
   'wallet revoke': 'xx wallet revoke wal_0123 --abandon-balance --yes',
   fund: 'xx fund --testnet --amount 5',

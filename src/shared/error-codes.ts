@@ -123,6 +123,11 @@ export const ERROR_CODES = {
     message:
       "This wallet's policy is owner-signed: an unsigned policy cannot replace it. Sign the policy (version next_version) and PUT it to /v1/wallets/{id}/policy/signed.",
   },
+  policy_receipt_unavailable: {
+    status: 409,
+    message:
+      'The signer gives no policy receipt for this wallet (see rule): a Solana wallet (key_curve), a wallet whose key it does not know it holds (unknown_wallet) or a wallet without a key (no_wallet_key).',
+  },
   key_destruction_not_allowed: {
     status: 409,
     message:

@@ -236,6 +236,7 @@ const BODIES: Record<string, (o: BaseObjects) => unknown[]> = {
 
 /** Base queries by `METHOD path`: every key the schema takes, each value as a query string gives it. */
 const QUERIES: Record<string, (o: BaseObjects) => Record<string, string>> = {
+  'GET /v1/wallets/{id}/policy/receipt': () => ({ nonce: 'ab'.repeat(32) }),
   'GET /v1/wallets': () => ({ ...PAGE, status: 'active' }),
   'GET /v1/wallets/{id}/decisions': () => ({ limit: '10' }),
   'GET /v1/wallets/{id}/audit': () => ({ limit: '10' }),

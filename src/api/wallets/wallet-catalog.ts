@@ -1,5 +1,6 @@
 /**
- * The catalogue entries of the wallet routes (wallets, their keys, balance, payments and history);
+ * The catalogue entries of the wallet routes (wallets, their keys, balance, payments, history and the signer's policy
+ * receipt);
  * src/api/api-catalog.ts puts every family together. The wallet's policy, pay, transfer and `upto` settlement
  * routes are the pay wing's (src/api/pay/pay-catalog.ts).
  *
@@ -22,6 +23,7 @@ import {
   keyRetirementBodySchema,
   listWalletsQuerySchema,
 } from './wallet-schemas.js';
+import { policyReceiptQuerySchema, policyReceiptSchema } from './policy-receipt.js';
 
 export const WALLET_CATALOG: CatalogEntry[] = [
   {
@@ -75,6 +77,17 @@ export const WALLET_CATALOG: CatalogEntry[] = [
     auth: 'treasury_or_agent',
     query: pageQuerySchema,
     replies: { 200: paymentPageSchema },
+  },
+  {
+    method: 'GET',
+    path: '/v1/wallets/{id}/policy/receipt',
+    operationId: 'getWalletPolicyReceipt',
+    summary:
+      "The signer's receipt of the policy it holds for the wallet (version, hash, authority, its time, the nonce), signed by the wallet's key (EIP-191)",
+    auth: 'treasury_or_agent',
+    query: policyReceiptQuerySchema,
+    replies: { 200: policyReceiptSchema },
+    errors: ['policy_receipt_unavailable', 'signer_unavailable', 'signer_limit_exceeded'],
   },
   {
     method: 'POST',

@@ -1,5 +1,6 @@
 /**
- * Sub-wallet routes (Treasury-scoped bearer): create, list, read, balance, payments, rotate, revoke. A wallet of another
+ * Sub-wallet routes (Treasury-scoped bearer): create, list, read, balance, payments, the signer's policy receipt,
+ * rotate, revoke. A wallet of another
  * account is indistinguishable from a missing one (404); a revoked wallet answers 410 on every route.
  */
 import Router from '@koa/router';
@@ -12,6 +13,7 @@ import { pageQuerySchema } from '../http/schemas/page-query-schema.js';
 import type { PaymentHistoryService } from './payment-history-service.js';
 import { validate } from '../http/validate.js';
 import { walletBearer, type WalletRouteDeps } from './wallet-bearer.js';
+import { policyReceiptQuerySchema } from './policy-receipt.js';
 import type { WalletBalance } from '../../shared/api-responses/wallet-responses.js';
 
 export function walletRoutes(
@@ -66,6 +68,21 @@ export function walletRoutes(
     const wallet = await deps.wallets.getActive(accountId, walletId);
     ctx.set('Cache-Control', 'no-store');
     ctx.body = await deps.history.forWallet(wallet.id, page);
+  });
+
+  /**
+   * The signer's receipt of the wallet's policy, signed by the wallet's key around the caller's nonce
+   * (./policy-receipt.ts); never cached. Counted in the bearer's `token` bucket as the routes beside it, and in the
+   * signer as one signature of the wallet's own signature ceilings.
+   */
+  router.get('/v1/wallets/:id/policy/receipt', async (ctx) => {
+    const { accountId } = await accountOf(ctx.get('authorization'), true);
+    const walletId = validate(walletIdSchema, ctx.params.id, 'path');
+    // 404 / 410 for the wallet before its query is read, as on every route of a wallet.
+    const wallet = await deps.wallets.getActive(accountId, walletId);
+    const { nonce } = validate(policyReceiptQuerySchema, ctx.query, 'query');
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = await deps.wallets.policyReceipt(wallet, nonce);
   });
 
   router.post('/v1/wallets/:id/rotate', async (ctx) => {

@@ -29,6 +29,7 @@ import type { WalletPolicy } from '../../../policy/policy-schema.js';
 import type { WalletBoundsConfig } from '../config/app-config.js';
 import { refuseOverWalletBounds } from './wallet-bounds.js';
 import { readOwnerPolicy } from './read-owner-policy.js';
+import { walletPolicyReceipt, type PolicyReceipt } from './policy-receipt.js';
 import { samePolicy, storedPolicyHash } from './policy-audit.js';
 import type { WalletKey, WalletRow, WalletRowPage, WalletStore } from './store/wallet-store.js';
 
@@ -178,6 +179,11 @@ export class WalletService {
   /** Loads a wallet the account owns; 404 when absent or another account's, 410 when revoked. */
   async getActive(accountId: string, walletId: string): Promise<WalletRow> {
     return activeOf(accountId, walletId, await this.store.find(walletId));
+  }
+
+  /** The signer's receipt of what it holds for `wallet` (read by `getActive`), signed by its key (./policy-receipt.ts). */
+  policyReceipt(wallet: WalletRow, nonce: string): Promise<PolicyReceipt> {
+    return walletPolicyReceipt(this.deps, wallet, nonce);
   }
 
   /**

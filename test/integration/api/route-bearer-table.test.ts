@@ -188,6 +188,10 @@ function table(t: TestTreasury): Record<string, Row> {
     'POST /v1/wallets/{id}/rotate': { allowed: TREASURY, call: freshWallet('/rotate', { abandon_balance: true }) },
     'POST /v1/wallets/{id}/revoke': { allowed: TREASURY, call: freshWallet('/revoke', { abandon_balance: true }) },
     'GET /v1/wallets/{id}/policy': { allowed: [...TREASURY, ...AGENT], call: wallet('/policy') },
+    'GET /v1/wallets/{id}/policy/receipt': {
+      allowed: [...TREASURY, ...AGENT],
+      call: wallet(`/policy/receipt?nonce=${'ab'.repeat(32)}`),
+    },
     'GET /v1/wallets/{id}/decisions': { allowed: [...TREASURY, ...AGENT], call: wallet('/decisions') },
     'GET /v1/wallets/{id}/audit': { allowed: [...TREASURY, ...AGENT], call: wallet('/audit') },
     'PUT /v1/wallets/{id}/policy': { allowed: TREASURY, call: wallet('/policy', {}) },

@@ -202,6 +202,7 @@ describe('treasury-signer under hostile frames', function () {
         },
       ],
       get_wallet_policy: [{ address: owner }],
+      attest_wallet_policy: [{ address: owner, wallet_key: valid.destroy_wallet_key, nonce: 'ab'.repeat(32) }],
     };
     conn = openRawConnection(signer.socketPath);
   });

@@ -1,7 +1,8 @@
 /**
  * `xx init` signs the policy it gives a new managed wallet (version 1) with the seed's Base key, so a fresh
  * account is owner-signed from the start (./owner-signed-policy.ts): the signer then enforces that policy on
- * every payment, whatever the API's database says later.
+ * every payment, whatever the API's database says later. The document is recorded locally for `xx wallet policy
+ * verify` (./signed-policy-record.ts).
  *
  * A refusal does not undo the onboarding: the wallet keeps the policy the API holds (which the API enforces)
  * and init says, in its output, that it is not owner-signed, why (the error's code and message), and the
@@ -19,6 +20,7 @@ import { CliError } from '../../core/cli-error.js';
 import type { OwnerPolicy } from '../../../shared/api-responses/pay-responses.js';
 import { describeOwnerPolicy } from '../../../shared/describe-owner-policy.js';
 import { putOwnerSignedPolicy, type PolicyWallet } from './owner-signed-policy.js';
+import { recordSetDocument } from './signed-policy-record.js';
 
 /** Why init could not sign: the error's stable code and its message. */
 export interface PolicySigningFailure {
@@ -35,7 +37,11 @@ export async function signInitPolicy(
   policy: WalletPolicy,
 ): Promise<PolicySigningFailure | null> {
   try {
-    await ctx.spin('Signing the wallet policy', () => putOwnerSignedPolicy(session, { evm: signer }, wallet, policy));
+    await ctx.spin('Signing the wallet policy', () =>
+      putOwnerSignedPolicy(session, { evm: signer }, wallet, policy, (document) =>
+        recordSetDocument(ctx.paths, wallet.id, document),
+      ),
+    );
     return null;
   } catch (err) {
     if (!(err instanceof CliError)) throw err;

@@ -6,7 +6,8 @@
  * (an owner who signed in with Solana), the same document as the Ed25519 statement (policy/policy-statement.ts)
  * with that key (m/44'/501'/0'/0') — and PUT it to /v1/wallets/{id}/policy/signed. The
  * signer verifies the signature against the authority it recorded for the wallet and enforces the policy on
- * every payment after that, whatever the API's database says.
+ * every payment after that, whatever the API's database says. The caller is told the document the API said it set
+ * (`onSet`), which it records locally for `xx wallet policy verify` (./signed-policy-record.ts).
  *
  * Wallet routes take a Treasury bearer, not the owner's sign-in session: the owner session mints a Treasury
  * PAT of the wallet's account for five minutes, uses it for these two calls and revokes it (as the dashboard
@@ -22,7 +23,7 @@ import { bytesToHex } from 'viem';
 import type { LocalAccount } from 'viem/accounts';
 import { policyStatementBytes } from '../../../../policy/policy-statement.js';
 import type { WalletPolicy } from '../../../../policy/policy-schema.js';
-import { policyTypedData, type PolicySignatureFields } from '../../../../policy/signed-policy.js';
+import { policyDocumentHash, policyTypedData, type PolicySignatureFields } from '../../../../policy/signed-policy.js';
 import { createdPatSchema } from '../../../shared/api-responses/pat-responses.js';
 import {
   walletPolicySchema as walletPolicyReplySchema,
@@ -125,12 +126,24 @@ export async function withTreasuryBearer<T>(
   }
 }
 
-/** Reads the wallet's `owner_policy`, signs `policy` at its `next_version` and PUTs it signed; the API's answer. */
+/** A document this CLI signed and the API said it set: what `onSet` is told (./signed-policy-record.ts keeps it). */
+export interface SetDocument {
+  walletAddress: string;
+  version: number;
+  issued_at: number;
+  policy_hash: string;
+}
+
+/**
+ * Reads the wallet's `owner_policy`, signs `policy` at its `next_version` and PUTs it signed; the API's answer.
+ * `onSet` is told the document once the API answered that it set it.
+ */
 export async function putOwnerSignedPolicy(
   owner: ApiClient,
   keys: PolicyKeys,
   wallet: PolicyWallet,
   policy: WalletPolicy,
+  onSet?: (document: SetDocument) => void,
 ): Promise<WalletPolicyReply> {
   return withTreasuryBearer(owner, wallet.account_id, async (treasury) => {
     const current = await treasury.request('GET', `/v1/wallets/${wallet.id}/policy`, {
@@ -145,9 +158,12 @@ export async function putOwnerSignedPolicy(
     };
     const body =
       key === 'solana' && keys.solana ? signPolicyStatement(keys.solana, input) : await signPolicyBody(keys.evm, input);
-    return treasury.request('PUT', `/v1/wallets/${wallet.id}/policy/signed`, {
+    const set = await treasury.request('PUT', `/v1/wallets/${wallet.id}/policy/signed`, {
       body,
       reply: walletPolicyReplySchema,
     });
+    const signed = { version: body.version, issued_at: body.issued_at, policy_hash: policyDocumentHash(policy) };
+    onSet?.({ walletAddress: wallet.address, ...signed });
+    return set;
   });
 }

@@ -1,5 +1,5 @@
 /**
- * `xx wallet policy {show,set} [wal_…]` (docs/cli.md, "Owner-signed policies"): a managed wallet's policy
+ * `xx wallet policy {show,set,verify} [wal_…]` (docs/cli.md, "Owner-signed policies"): a managed wallet's policy
  * (default: the agent's first wallet). `show` reads it with the agent's credentials and says whether the
  * signer holds it owner-signed, by whom, at which version. `set` builds the new policy — the current one, or
  * `--file`'s, with `--max-per-payment` / `--daily-limit` / `--key-destruction` applied — checks it with the
@@ -32,6 +32,8 @@ import { capArgument, checkedPolicy, describePolicy, readPolicyFile } from './in
 import { withOwnerSession } from './owner-sign-in.js';
 import { putOwnerSignedPolicy } from './owner-signed-policy.js';
 import { provenPolicyCopy } from './policy-copy.js';
+import { recordSetDocument } from './signed-policy-record.js';
+import { verifyWalletPolicy, type PolicyVerifyOptions } from './wallet-policy-verify.js';
 
 const WALLET_ID = /^wal_[0-9a-f]{24}$/;
 export const PROFILE_FLAG = 'a credentials profile instead of XX_PAT / the active profile / the active agent';
@@ -151,16 +153,20 @@ async function set(ctx: CliContext, ref: string | undefined, opts: PolicySetOpti
   );
   const policy = policyFromFlags(() => provenPolicyCopy(current), opts);
   const held = await withOwnerSession(ctx, '`xx wallet policy set`', (owner, _grant, seed) =>
-    ctx.spin('Signing the policy', () => putOwnerSignedPolicy(owner, seed, wallet, policy)),
+    ctx.spin('Signing the policy', () =>
+      putOwnerSignedPolicy(owner, seed, wallet, policy, (document) =>
+        recordSetDocument(ctx.paths, wallet.id, document),
+      ),
+    ),
   );
   report(ctx, wallet, held, `Signed and set the policy of ${wallet.id} (version ${held.owner_policy.version ?? '?'}).`);
 }
 
-/** `policy show` and `policy set` under `xx wallet`. */
+/** `policy show`, `policy set` and `policy verify` (./wallet-policy-verify.ts) under `xx wallet`. */
 export function registerWalletPolicyCommands(wallet: Command, contextOf: ContextOf): void {
   const policy = wallet
     .command('policy')
-    .description("A managed wallet's policy: shown, or signed by the owner's seed and set");
+    .description("A managed wallet's policy: shown, signed by the owner's seed and set, or verified at the signer");
   policy
     .command('show [wallet]')
     .description("The wallet's policy and whether the signer holds it owner-signed (default: the agent's first)")
@@ -178,4 +184,12 @@ export function registerWalletPolicyCommands(wallet: Command, contextOf: Context
     )
     .option('--profile <name>', PROFILE_FLAG)
     .action(act(contextOf, (ctx, o: PolicySetOptions, [ref]) => set(ctx, ref, o)));
+  policy
+    .command('verify [wallet]')
+    .description(
+      "Check, by a receipt signed with the wallet's own key, that the signer holds the last policy signed here",
+    )
+    .option('--address <0x…>', 'the wallet address named in the policy you signed (default: the one recorded here)')
+    .option('--profile <name>', PROFILE_FLAG)
+    .action(act(contextOf, (ctx, o: PolicyVerifyOptions, [ref]) => verifyWalletPolicy(ctx, ref, o)));
 }

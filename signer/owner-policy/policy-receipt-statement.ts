@@ -1,0 +1,62 @@
+/**
+ * The text of a policy receipt (./policy-receipts.ts): what the signer holds for one wallet, as it states it — eight
+ * lines, a fixed first line and `key: value` lines in a fixed order, every value read from the signer's own store or
+ * clock, except the wallet address it checked and the owner's nonce (64 lower-case hex digits, checked by the
+ * protocol's schema and again here):
+ *
+ *   Treasury signer policy receipt v1
+ *   wallet: 0x… (EIP-55)
+ *   version: <n> | none
+ *   policy_hash: 0x<64 hex> | none
+ *   issued_at: <unix seconds> | none
+ *   authority: <owner|approver|first_signer> <address|none> | none
+ *   signer_time: <unix seconds>
+ *   nonce: <64 hex>
+ *
+ * Defends: a caller that slips text of its own into what the wallet's key signs (nothing but the nonce and the
+ * checked address is the request's, each in one spelling); a receipt read as something else — the first line is no
+ * EIP-4361 sign-in's (`<domain> wants you to sign in with your Ethereum account:`), no key is one of its field names
+ * (`URI`, `Version`, `Chain ID`, `Nonce`, `Issued At`), and the signature is an EIP-191 personal message's
+ * (./policy-receipts.ts), never a transaction or EIP-712 data. Does not defend: what the state is after `signer_time`.
+ * The CLI reads it with its own strict parser (src/cli/commands/account/policy-receipt-check.ts).
+ */
+import { getAddress } from 'viem';
+import type { GetWalletPolicyResult } from '../protocol/owner-policy-protocol.js';
+import { POLICY_RECEIPT_MAX_CHARS, receiptNonceSchema } from '../protocol/owner-policy-protocol.js';
+import { SignerFault } from '../signer-error.js';
+
+export const POLICY_RECEIPT_HEADER = 'Treasury signer policy receipt v1';
+
+/** What a receipt states: the signer's state of the wallet, its clock, and the owner's nonce. */
+export interface PolicyReceiptFacts {
+  /** The 0x address checked (any case: written in its EIP-55 form). */
+  wallet: string;
+  held: Pick<GetWalletPolicyResult, 'authority' | 'current'>;
+  signerTime: number;
+  nonce: string;
+}
+
+/** The statement's text: the same facts always give the same text. */
+export function policyReceiptStatement(facts: PolicyReceiptFacts): string {
+  const { current, authority } = facts.held;
+  if (!receiptNonceSchema.safeParse(facts.nonce).success || !Number.isSafeInteger(facts.signerTime))
+    throw new SignerFault('invalid_request', 'a receipt nonce is 32 bytes as 64 lower-case hex digits');
+  const text = [
+    POLICY_RECEIPT_HEADER,
+    `wallet: ${getAddress(facts.wallet)}`,
+    `version: ${current ? String(current.version) : 'none'}`,
+    `policy_hash: ${current ? current.policy_hash.toLowerCase() : 'none'}`,
+    `issued_at: ${current ? String(current.issued_at) : 'none'}`,
+    `authority: ${authority ? `${authority.kind} ${authorityAddress(authority.address)}` : 'none'}`,
+    `signer_time: ${String(facts.signerTime)}`,
+    `nonce: ${facts.nonce}`,
+  ].join('\n');
+  if (text.length > POLICY_RECEIPT_MAX_CHARS) throw new SignerFault('internal_error', 'receipt statement too long');
+  return text;
+}
+
+/** An EVM authority in its EIP-55 form; a Solana owner's base58 key as the store keeps it; none for an unnamed approver. */
+function authorityAddress(address: string | null): string {
+  if (address === null) return 'none';
+  return address.startsWith('0x') ? getAddress(address) : address;
+}
