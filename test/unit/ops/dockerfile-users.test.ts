@@ -128,12 +128,20 @@ describe('Dockerfile: the signer as its own user', () => {
     assert.ok(home, 'the signer state directory is created');
     assert.equal(home.owner, 'treasury-signer');
     assert.equal(home.mode & 0o077, 0, 'no group or other access');
-    for (const file of [env.TREASURY_PKCS11_PIN_FILE, env.SOFTHSM2_CONF, env.TREASURY_SIGNER_LIMITS_STATE_FILE]) {
+    for (const file of [env.SOFTHSM2_CONF, env.TREASURY_SIGNER_LIMITS_STATE_FILE]) {
       assert.ok(file?.startsWith(`${home.path}/`), `${file} lies inside ${home.path}`);
     }
+    // The PIN on a directory (a volume) of its own, never beside the token it opens, as closed as the token's.
+    const pins = dirs.find((d) => d.path === '/var/lib/treasury-signer-pins');
+    assert.ok(pins, 'the PIN directory is created');
+    assert.equal(pins.owner, 'treasury-signer');
+    assert.equal(pins.mode & 0o077, 0, 'no group or other access to the PINs');
+    assert.ok(env.TREASURY_PKCS11_PIN_FILE?.startsWith(`${pins.path}/`), 'the PIN file lies in the PIN directory');
     assert.equal(envOf(api).TREASURY_PKCS11_PIN_FILE, undefined, 'the API is given no PIN');
-    assert.equal(mayRead(user('treasury-signer'), home), true);
-    assert.equal(mayRead(user('treasury'), home), false, "the API's user cannot reach the PIN or the tokens");
+    for (const dir of [home, pins]) {
+      assert.equal(mayRead(user('treasury-signer'), dir), true, dir.path);
+      assert.equal(mayRead(user('treasury'), dir), false, `the API's user cannot reach ${dir.path}`);
+    }
   });
 
   it("the API reaches the signer through the socket's group only", () => {

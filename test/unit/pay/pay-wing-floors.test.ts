@@ -41,6 +41,7 @@ const PURE = [
   'pay-types.ts',
   'payment-authorization.ts',
   'velocity-window.ts',
+  'challenge-origin-binding.ts',
 ].map((f) => path.join(WING, f));
 
 describe('pay wing: floors', () => {
