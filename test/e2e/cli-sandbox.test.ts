@@ -20,6 +20,7 @@ import Koa from 'koa';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { setSettlementOverrides, x402Koa } from 'treasury/koa';
 import { openMnemonic, keystoreSchema } from '../../src/cli/commands/account/seed-keystore.js';
+import { loadScaledDeadline } from '../support/load-scaled-deadline.js';
 import { CLI_PASSPHRASE, sandboxCliEnv, startSandbox, type RunningSandbox } from '../support/sandbox-harness.js';
 import {
   assertOk,
@@ -137,7 +138,8 @@ describe('xx CLI against the npm start sandbox (real binary, real chain)', funct
     const status = ok(await run(['status']), 'status');
     assert.match(status.stdout.split('\n')[0]!, /^env: dev \(/);
     assert.match(status.stdout, /GET \/joke/);
-    assert.equal(json(await run(['status', '--json']), 'status').endpoints[0].health.state, 'healthy');
+    const health = json(await run(['status', '--json']), 'status').endpoints[0].health;
+    assert.equal(health.state, 'healthy', JSON.stringify(health));
 
     // Buy it: over the cap nothing is paid; within the cap the receipt comes back and the ledger has it.
     const tooDear = await run(['buy', `${origin}/joke`, '--max', '0.005', '--json']);
@@ -358,9 +360,11 @@ describe('xx CLI against the npm start sandbox (real binary, real chain)', funct
     let out = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
     child.stderr.setEncoding('utf8').on('data', (d: string) => (out += d));
+    // Each prompt within 30 s on an idle machine, stretched by its load (../support/load-scaled-deadline.ts).
     const waitFor = async (re: RegExp) => {
-      for (let i = 0; i < 300 && !re.test(out); i++) await new Promise((r) => setTimeout(r, 100));
-      assert.match(out, re);
+      const deadline = loadScaledDeadline(30_000);
+      while (!re.test(out) && !deadline.passed()) await new Promise((r) => setTimeout(r, 100));
+      assert.match(out, re, `no ${re} after ${deadline.describe()}:\n${out}`);
     };
     const exit = new Promise<number | null>((resolve) => child.on('close', resolve));
     await waitFor(/New keystore passphrase/);

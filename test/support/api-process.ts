@@ -9,6 +9,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { nodeArgsFor } from '../../bin/build-freshness.mjs';
+import { loadScaledDeadline } from './load-scaled-deadline.js';
 import type { TestSigner } from './signer-harness.js';
 import { freePort, type TestDatabase } from './test-database.js';
 
@@ -64,7 +65,9 @@ export async function startApiProcess(
     child.kill('SIGKILL');
     await exited;
   };
-  for (let i = 0; i < 300; i++) {
+  // 30 s on an idle machine, stretched by its load (./load-scaled-deadline.ts); polled every 100 ms.
+  const deadline = loadScaledDeadline(30_000);
+  while (!deadline.passed()) {
     if (
       await fetch(`${url}/readyz`).then(
         (r) => r.status === 200,
@@ -72,9 +75,13 @@ export async function startApiProcess(
       )
     )
       return { url, child, stop, logs };
-    if (child.exitCode !== null) break;
+    if (child.exitCode !== null || child.signalCode !== null) break;
     await sleep(100);
   }
+  const why =
+    child.exitCode === null && child.signalCode === null
+      ? `did not become ready after ${deadline.describe()}`
+      : `exited (${child.exitCode ?? child.signalCode}) before it was ready`;
   await stop();
-  throw new Error('treasury-api did not become ready');
+  throw new Error(`treasury-api ${why}`);
 }

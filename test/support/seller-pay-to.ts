@@ -11,6 +11,7 @@ import type { Knex } from 'knex';
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import { payToClaimMessage } from '../../src/api/sellers/seller-pay-to-service.js';
 import type { TestTreasury } from './api-harness.js';
+import { loadScaledDeadline } from './load-scaled-deadline.js';
 
 export async function provePayTo(
   t: TestTreasury,
@@ -82,7 +83,10 @@ export interface LedgerRowView {
   amount_usd: string;
 }
 
-/** The seller's row for `txHash` once `until` holds for it (polled through GET /v1/ledger, up to `ms`). */
+/**
+ * The seller's row for `txHash` once `until` holds for it (polled through GET /v1/ledger, up to `ms` on an idle
+ * machine, stretched by its load: ./load-scaled-deadline.ts).
+ */
 export async function waitForLedgerRow(
   t: TestTreasury,
   token: string,
@@ -90,7 +94,7 @@ export async function waitForLedgerRow(
   until: (row: LedgerRowView) => boolean,
   ms = 15_000,
 ): Promise<LedgerRowView> {
-  const deadline = Date.now() + ms;
+  const deadline = loadScaledDeadline(ms);
   let last: LedgerRowView | undefined;
   for (;;) {
     const res = await t.request('GET', '/v1/ledger?limit=200', { token });
@@ -99,8 +103,10 @@ export async function waitForLedgerRow(
       (e) => e.tx_hash === txHash || e.tx_hash === txHash.toLowerCase(),
     );
     if (last && until(last)) return last;
-    if (Date.now() > deadline)
-      assert.fail(`ledger row ${txHash} never reached the state; last: ${JSON.stringify(last)}`);
+    if (deadline.passed())
+      assert.fail(
+        `ledger row ${txHash} did not reach the state in ${deadline.describe()}; last: ${JSON.stringify(last)}`,
+      );
     await new Promise((r) => setTimeout(r, 100));
   }
 }

@@ -3,8 +3,8 @@
  * token with its own SOFTHSM2_CONF, for integration tests, the API tests and benchmarks; with
  * TREASURY_TEST_KEY_BACKEND=aws-kms, on the AWS KMS key backend against the test process's shared KMS
  * emulator instead (./kms-test-backend.ts; `token` is then undefined). Waits for the
- * `signer ready` log line (30 s by default; stderr is surfaced on failure and the child is killed);
- * stop() sends SIGTERM and waits for the exit.
+ * `signer ready` log line (30 s on an idle machine by default, stretched by its load: ./load-scaled-deadline.ts;
+ * stderr is surfaced on failure and the child is killed); stop() sends SIGTERM and waits for the exit.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -20,6 +20,7 @@ import {
   testKeyBackend,
   type TestKeyBackend,
 } from './kms-test-backend.js';
+import { loadScaledDeadline, whenPassed } from './load-scaled-deadline.js';
 import { createSignerDatabase, type SignerDatabase } from './test-database.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -43,7 +44,10 @@ export interface StartTestSignerOptions {
   limits?: 'generous' | 'signer_defaults';
   /** Reuse this directory (token, PINs, socket) instead of a fresh temp dir; it is kept on stop(). */
   dir?: string;
-  /** How long to wait for `signer ready` (default 30,000 ms). */
+  /**
+   * How long to wait for `signer ready` on an idle machine (default 30,000 ms); stretched by the machine's load
+   * (./load-scaled-deadline.ts): a start that is 2 to 4 s of CPU took 30 s and more beside the other suites.
+   */
   readyTimeoutMs?: number;
   /** What node runs instead of signer/main.ts (compiled from dist/ when current, else through tsx: nodeArgsFor). */
   nodeArgs?: string[];
@@ -114,20 +118,19 @@ export async function startTestSigner(options: StartTestSignerOptions = {}): Pro
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   try {
     await new Promise<void>((resolve, reject) => {
-      const timeoutMs = options.readyTimeoutMs ?? 30_000;
-      const timer = setTimeout(
-        () => reject(new Error(`signer not ready after ${timeoutMs} ms:\n${stderr}`)),
-        timeoutMs,
+      const deadline = loadScaledDeadline(options.readyTimeoutMs ?? 30_000);
+      const timer = whenPassed(deadline, () =>
+        reject(new Error(`signer not ready after ${deadline.describe()}:\n${stderr}`)),
       );
       readline.createInterface({ input: child.stderr! }).on('line', (line) => {
         stderr += line + '\n';
         if (line.includes('"msg":"signer ready"')) {
-          clearTimeout(timer);
+          timer.stop();
           resolve();
         }
       });
       void exited.then((code) => {
-        clearTimeout(timer);
+        timer.stop();
         // Let readline deliver the last lines before reporting them.
         setImmediate(() => reject(new Error(`signer exited with ${code} before ready:\n${stderr}`)));
       });

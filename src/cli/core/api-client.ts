@@ -10,9 +10,11 @@
  * fetch loads Node's bundled undici, about 150 ms of CPU, which was most of `xx whoami`'s start-up
  * (docs/cli.md, "Start-up"). Both are taken with process.getBuiltinModule, not `import`: on Node 24 the
  * ESM view of node:http reads every export, and one of them loads undici too. Redirects are not followed
- * (a 3xx is an error, as before).
+ * (a 3xx is an error, as before). Kept-alive connections are reused only while fresh (./api-connections.ts): one
+ * left idle while the CLI computed may have been closed by the server.
  */
 import type { z } from 'zod';
+import { connectionFor } from './api-connections.js';
 import { CliError } from './cli-error.js';
 
 interface RawReply {
@@ -28,16 +30,20 @@ function send(
   const transport = process.getBuiltinModule(url.protocol === 'https:' ? 'node:https' : 'node:http');
   const headers =
     init.body === undefined ? init.headers : { ...init.headers, 'content-length': `${Buffer.byteLength(init.body)}` };
+  const connection = connectionFor(url);
   return new Promise<RawReply>((resolve, reject) => {
     const req = transport.request(
       url,
-      { method: init.method, headers, signal: AbortSignal.timeout(init.timeoutMs) },
+      { method: init.method, headers, agent: connection.agent, signal: AbortSignal.timeout(init.timeoutMs) },
       (res) => {
         let text = '';
         res.setEncoding('utf8');
         res.on('data', (chunk: string) => (text += chunk));
         res.on('error', reject);
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+        res.on('end', () => {
+          connection.ended();
+          resolve({ status: res.statusCode ?? 0, text });
+        });
         res.on('close', () => res.complete || reject(new Error('the connection closed before the reply ended')));
       },
     );
