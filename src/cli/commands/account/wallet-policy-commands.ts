@@ -19,13 +19,9 @@ import {
   type WalletPolicy as WalletPolicyReply,
 } from '../../../shared/api-responses/pay-responses.js';
 import { describeAuthority, describeOwnerPolicy } from '../../../shared/describe-owner-policy.js';
-import { walletViewSchema, type WalletView } from '../../../shared/api-responses/wallet-responses.js';
-import { agentWithEveryWallet } from '../../core/agent-wallets.js';
-import type { ApiClient } from '../../core/api-client.js';
-import { agentOfBearer } from '../../core/buyer-agent.js';
-import { requireBuyerBearer, type BearerFlags } from '../../core/buyer-bearer.js';
+import type { WalletView } from '../../../shared/api-responses/wallet-responses.js';
+import type { BearerFlags } from '../../core/buyer-bearer.js';
 import type { CliContext } from '../../core/cli-context.js';
-import { CliError } from '../../core/cli-error.js';
 import { formatFields } from '../seller/seller-format.js';
 import { act, badArgument, type ContextOf } from '../seller/seller-kit.js';
 import { capArgument, checkedPolicy, describePolicy, readPolicyFile } from './init-defaults.js';
@@ -33,9 +29,9 @@ import { withOwnerSession } from './owner-sign-in.js';
 import { putOwnerSignedPolicy } from './owner-signed-policy.js';
 import { provenPolicyCopy } from './policy-copy.js';
 import { recordSetDocument } from './signed-policy-record.js';
+import { targetWallet } from './target-wallet.js';
 import { verifyWalletPolicy, type PolicyVerifyOptions } from './wallet-policy-verify.js';
 
-const WALLET_ID = /^wal_[0-9a-f]{24}$/;
 export const PROFILE_FLAG = 'a credentials profile instead of XX_PAT / the active profile / the active agent';
 
 export interface PolicySetOptions extends BearerFlags {
@@ -89,35 +85,6 @@ export function policyFromFlags(
     else draft[field] = value;
   }
   return checkedPolicy(opts.file !== undefined ? '--file' : '--max-per-payment', draft);
-}
-
-/**
- * The wallet named (or the agent's first), read with the agent's credentials, and a client bearing them. Also
- * how `xx wallet rotate|revoke` find the wallet's account (./wallet-retire-commands.ts).
- */
-export async function targetWallet(
-  ctx: CliContext,
-  flags: BearerFlags,
-  ref: string | undefined,
-): Promise<{ client: ApiClient; wallet: WalletView }> {
-  if (ref !== undefined && !WALLET_ID.test(ref)) throw badArgument('<wallet>', 'a managed wallet id (wal_…)');
-  const bearer = requireBuyerBearer(ctx, flags);
-  const client = ctx.client(bearer.token, bearer.server);
-  let id = ref ?? bearer.agent?.wallets[0]?.id;
-  if (id === undefined) {
-    const { agentId } = await agentOfBearer(ctx, bearer);
-    id = (await ctx.spin('Loading the agent', () => agentWithEveryWallet(client, agentId))).wallets[0]?.id;
-  }
-  if (id === undefined)
-    throw new CliError({
-      code: 'no_wallet',
-      userMessage: 'The agent has no managed wallet. Add one with `xx agent wallets add`.',
-    });
-  const walletId = id;
-  const wallet = await ctx.spin('Loading the wallet', () =>
-    client.request('GET', `/v1/wallets/${walletId}`, { reply: walletViewSchema }),
-  );
-  return { client, wallet };
 }
 
 function report(ctx: CliContext, wallet: WalletView, held: WalletPolicyReply, notice?: string): void {

@@ -24,7 +24,7 @@ import { formatFields } from '../seller/seller-format.js';
 import { badArgument } from '../seller/seller-kit.js';
 import { receiptStatus, verifyReceipt, type ExpectedDocument, type ReceiptFacts } from './policy-receipt-check.js';
 import { loadSignedPolicyRecord } from './signed-policy-record.js';
-import { targetWallet } from './wallet-policy-commands.js';
+import { targetWallet } from './target-wallet.js';
 
 export interface PolicyVerifyOptions extends BearerFlags {
   address?: string;

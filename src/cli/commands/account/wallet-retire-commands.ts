@@ -22,7 +22,8 @@ import type { BearerFlags } from '../../core/buyer-bearer.js';
 import { act, badArgument, type ContextOf } from '../seller/seller-kit.js';
 import { withOwnerSession } from './owner-sign-in.js';
 import { withTreasuryBearer } from './owner-signed-policy.js';
-import { PROFILE_FLAG, targetWallet } from './wallet-policy-commands.js';
+import { targetWallet } from './target-wallet.js';
+import { PROFILE_FLAG } from './wallet-policy-commands.js';
 
 const WALLET_ID = /^wal_[0-9a-f]{24}$/;
 
