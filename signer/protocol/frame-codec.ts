@@ -6,8 +6,9 @@
  * writes costs work in proportion to its bytes, never to their square: chunks are held as they come and
  * joined once, when the announced length is there (`copiedBytes` stays under twice what was pushed); chunks
  * smaller than SMALL_CHUNK_BYTES are copied into runs of RUN_BYTES, so a trickle cannot make the decoder hold
- * one Buffer (and its allocation, ~1 KiB) per byte. Truncated frames simply never complete and are dropped
- * when the connection closes.
+ * one Buffer (and its allocation, ~1 KiB) per byte. While nothing is held, the frames that lie whole in a chunk
+ * are handed out as views of it, uncopied, and only the rest of the chunk is held. Truncated frames simply never
+ * complete and are dropped when the connection closes.
  * Does not defend: slow-loris style peers; the server applies an idle timeout per connection.
  */
 import { MAX_FRAME_BYTES } from './signer-protocol.js';
@@ -18,14 +19,18 @@ const SMALL_CHUNK_BYTES = 1024;
 const RUN_BYTES = 16 * 1024;
 const HEADER_BYTES = 4;
 
-/** One allocation per frame: the JSON is written straight after its length. */
+/**
+ * One allocation per frame: the JSON is written straight after its length. JSON whose UTF-8 length equals its
+ * length in UTF-16 units is all ASCII (every other character takes two bytes or more), and is written as latin1:
+ * the same bytes, without the UTF-8 encoder.
+ */
 export function encodeFrame(payload: unknown): Buffer {
   const json = JSON.stringify(payload);
   const length = Buffer.byteLength(json, 'utf8');
   if (length > MAX_FRAME_BYTES) throw new RangeError(`frame of ${length} bytes exceeds ${MAX_FRAME_BYTES}`);
-  const frame = Buffer.allocUnsafe(4 + length);
+  const frame = Buffer.allocUnsafe(HEADER_BYTES + length);
   frame.writeUInt32BE(length, 0);
-  frame.write(json, 4, 'utf8');
+  frame.write(json, HEADER_BYTES, length, length === json.length ? 'latin1' : 'utf8');
   return frame;
 }
 
@@ -53,17 +58,17 @@ export class FrameDecoder {
 
   push(chunk: Buffer): FrameEvent[] {
     if (this.failed) return [];
-    this.hold(chunk);
     const events: FrameEvent[] = [];
+    // Nothing held: the frames that lie whole in this chunk are views of it, with no copy; only the rest is held.
+    const at = this.held === 0 ? this.takeWhole(chunk, events) : 0;
+    if (this.failed || at === chunk.length) return events;
+    this.hold(at === 0 ? chunk : chunk.subarray(at));
     for (;;) {
       if (this.announced === undefined) {
         if (this.held < HEADER_BYTES) break;
         const length = this.take(HEADER_BYTES).readUInt32BE(0);
         if (length > this.maxFrameBytes) {
-          this.failed = true;
-          this.chunks = [];
-          this.held = 0;
-          this.run = undefined;
+          this.fail();
           events.push({ kind: 'too_large', length });
           return events;
         }
@@ -78,6 +83,45 @@ export class FrameDecoder {
       this.announced = undefined;
     }
     return events;
+  }
+
+  /**
+   * Decodes the frames at the start of `chunk` that it holds whole (or, with a header already read, the payload
+   * announced) into `events`, with the same refusals as `push`; returns where the first incomplete frame starts.
+   */
+  private takeWhole(chunk: Buffer, events: FrameEvent[]): number {
+    let at = 0;
+    for (;;) {
+      let length = this.announced;
+      if (length === undefined) {
+        if (chunk.length - at < HEADER_BYTES) return at;
+        length = chunk.readUInt32BE(at);
+        if (length > this.maxFrameBytes) {
+          this.fail();
+          events.push({ kind: 'too_large', length });
+          return chunk.length;
+        }
+        if (length === 0) {
+          at += HEADER_BYTES;
+          events.push({ kind: 'empty' });
+          continue;
+        }
+        if (chunk.length - at - HEADER_BYTES < length) return at;
+        at += HEADER_BYTES;
+      } else {
+        if (chunk.length - at < length) return at;
+        this.announced = undefined;
+      }
+      events.push({ kind: 'frame', payload: chunk.subarray(at, at + length) });
+      at += length;
+    }
+  }
+
+  private fail(): void {
+    this.failed = true;
+    this.chunks = [];
+    this.held = 0;
+    this.run = undefined;
   }
 
   /** Keeps a chunk: a large one as it is, a small one copied onto the end of the current run. */

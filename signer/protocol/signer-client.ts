@@ -11,9 +11,14 @@
  * schema, so a confused signer cannot hand the front a malformed signature.
  * Does not defend: retries. A failed sign is not retried here; the caller decides, inside its own
  * transaction, what a failure means.
+ *
+ * Per request, on a connection that is open: one frame encoded and written in the caller's turn, no timer of its
+ * own (a connection's requests share one timeout, so their deadlines fall in the order they were sent, and one
+ * timer follows the oldest), and an id that is the connection's count of requests (unique on it for the process's
+ * life: a reply can only answer the request it names).
  */
 import net from 'node:net';
-import { randomUUID } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
 import { BaseError } from '../../base/base-error.js';
 import { writeCoalesced } from './coalesced-write.js';
 import { encodeFrame, FrameDecoder } from './frame-codec.js';
@@ -51,15 +56,24 @@ interface Pending {
   method: SignerMethod;
   resolve: (value: unknown) => void;
   reject: (error: Error) => void;
-  timer: NodeJS.Timeout;
+  /** `performance.now()` past which the request fails with `hsm_unavailable`. */
+  deadline: number;
 }
 
 class SignerConnection {
   private socket: net.Socket | null = null;
   private connecting: Promise<net.Socket> | null = null;
+  /** Requests sent and not answered, oldest first (a Map keeps insertion order): so are their deadlines. */
   readonly pending = new Map<string, Pending>();
+  /** Requests sent on this connection object, over every socket it opened: the next request's id. */
+  private sent = 0;
+  /** Follows the oldest pending request's deadline (it may fire early, and then follows the next); none while nothing is pending. */
+  private timer: NodeJS.Timeout | undefined;
 
-  constructor(private readonly socketPath: string) {}
+  constructor(
+    private readonly socketPath: string,
+    private readonly timeoutMs: number,
+  ) {}
 
   private connect(): Promise<net.Socket> {
     if (this.socket && !this.socket.destroyed) return Promise.resolve(this.socket);
@@ -106,7 +120,7 @@ class SignerConnection {
     const entry = this.pending.get(parsed.data.id);
     if (!entry) return;
     this.pending.delete(parsed.data.id);
-    clearTimeout(entry.timer);
+    if (this.pending.size === 0) this.disarm();
     if (parsed.data.ok) {
       const result = SIGNER_METHODS[entry.method].result.safeParse(parsed.data.result);
       if (result.success) entry.resolve(result.data);
@@ -118,22 +132,46 @@ class SignerConnection {
 
   private failAll(error: Error): void {
     for (const [id, entry] of this.pending) {
-      clearTimeout(entry.timer);
       entry.reject(error);
       this.pending.delete(id);
     }
+    this.disarm();
   }
 
-  async send(method: SignerMethod, params: unknown, timeoutMs: number): Promise<unknown> {
-    const socket = await this.connect();
-    const id = randomUUID();
+  /** Fails every request whose deadline has passed, then follows the oldest one left. */
+  private expire(): void {
+    this.timer = undefined;
+    const now = performance.now();
+    for (const [id, entry] of this.pending) {
+      if (entry.deadline > now) {
+        this.timer = setTimeout(() => this.expire(), Math.ceil(entry.deadline - now));
+        return;
+      }
+      this.pending.delete(id);
+      entry.reject(
+        new SignerError('hsm_unavailable', `signer did not answer ${entry.method} within ${this.timeoutMs} ms`),
+      );
+    }
+  }
+
+  private disarm(): void {
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
+  send(method: SignerMethod, params: unknown): Promise<unknown> {
+    const socket = this.socket;
+    if (socket && !socket.destroyed) return this.sendOn(socket, method, params);
+    return this.connect().then((connected) => this.sendOn(connected, method, params));
+  }
+
+  private sendOn(socket: net.Socket, method: SignerMethod, params: unknown): Promise<unknown> {
+    const id = (this.sent++).toString(36);
+    const frame = encodeFrame({ v: 1, id, method, params });
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.pending.delete(id);
-        reject(new SignerError('hsm_unavailable', `signer did not answer ${method} within ${timeoutMs} ms`));
-      }, timeoutMs);
-      this.pending.set(id, { method, resolve, reject, timer });
-      writeCoalesced(socket, encodeFrame({ v: 1, id, method, params }));
+      this.pending.set(id, { method, resolve, reject, deadline: performance.now() + this.timeoutMs });
+      this.timer ??= setTimeout(() => this.expire(), this.timeoutMs);
+      writeCoalesced(socket, frame);
     });
   }
 
@@ -150,12 +188,15 @@ export class SignerClient {
 
   constructor(options: SignerClientOptions) {
     this.timeoutMs = options.timeoutMs ?? 10_000;
-    this.connections = Array.from({ length: options.connections ?? 1 }, () => new SignerConnection(options.socketPath));
+    this.connections = Array.from(
+      { length: options.connections ?? 1 },
+      () => new SignerConnection(options.socketPath, this.timeoutMs),
+    );
   }
 
   async call<M extends SignerMethod>(method: M, params: SignerParams<M>): Promise<SignerResult<M>> {
     const connection = this.connections[this.next++ % this.connections.length]!;
-    return (await connection.send(method, params, this.timeoutMs)) as SignerResult<M>;
+    return (await connection.send(method, params)) as SignerResult<M>;
   }
 
   health() {

@@ -248,12 +248,23 @@ function buildWings(deps: TreasuryAppDeps, core: Core) {
 
 type Wings = ReturnType<typeof buildWings>;
 
-/** Every router, in the order the app serves them. */
+/** Every router, in the order the app serves them: pay first, no router walked before it (test/unit/http/router-order.test.ts). */
 function buildRouters(core: Core, wings: Wings, isShuttingDown: () => boolean) {
   const { config, knex, metrics, chains, signer, tokenAuth, payAuth, accounts, balances, wallets, ownerPolicies } =
     core;
   const { pay, settlements, pats, agents, identity, paymentHistory, walletHistory, sellersWing } = wings;
   return [
+    payRoutes({
+      auth: payAuth,
+      wallets,
+      pay,
+      settlements,
+      ownerPolicies,
+      rateLimits: core.rateLimits,
+      knex,
+      chains,
+      dashboardUrl: config.dashboardUrl,
+    }),
     opsRoutes({
       knex,
       signer,
@@ -267,17 +278,6 @@ function buildRouters(core: Core, wings: Wings, isShuttingDown: () => boolean) {
     treasuryRoutes({ auth: tokenAuth, accounts }),
     walletRoutes({ auth: tokenAuth, wallets, knex, chains, balances, history: paymentHistory }),
     walletHistoryRoutes({ auth: tokenAuth, wallets, knex, history: walletHistory }),
-    payRoutes({
-      auth: payAuth,
-      wallets,
-      pay,
-      settlements,
-      ownerPolicies,
-      rateLimits: core.rateLimits,
-      knex,
-      chains,
-      dashboardUrl: config.dashboardUrl,
-    }),
     identityRoutes({ auth: tokenAuth, identity, policyState: bearerPolicyState(knex) }),
     patRoutes({ auth: tokenAuth, pats }),
     agentRoutes({ auth: tokenAuth, agents, history: paymentHistory }),

@@ -4,18 +4,38 @@
  * Authorization header) — but for a served /metrics scrape: a /metrics the app refuses (404 once it has a
  * listener of its own, src/api/http/routes/ops-routes.ts) is logged as any other request.
  */
-import { randomUUID } from 'node:crypto';
+import { randomFillSync } from 'node:crypto';
 import type { Middleware } from 'koa';
 import type { Logger } from 'pino';
 import type { TreasuryMetrics } from '../../metrics/treasury-metrics.js';
 
 const SAFE_ID = /^[A-Za-z0-9_\-.]{1,64}$/;
 
+/** Random bytes of one request id (128 bits, as many as a UUID holds; shown as 32 hex digits). */
+const ID_BYTES = 16;
+/**
+ * Ids' random bytes drawn from the CSPRNG 256 ids at a time (as `randomUUID()` draws its own), each id's bytes used
+ * once: an id names a request in logs and error bodies and grants nothing, but stays as hard to guess as before.
+ */
+const idPool = Buffer.alloc(ID_BYTES * 256);
+let idPoolUsed = idPool.length;
+
+/** `req_` and 32 lower-case hex digits of fresh random bytes. */
+export function newRequestId(): string {
+  if (idPoolUsed === idPool.length) {
+    randomFillSync(idPool);
+    idPoolUsed = 0;
+  }
+  const start = idPoolUsed;
+  idPoolUsed += ID_BYTES;
+  return `req_${idPool.toString('hex', start, idPoolUsed)}`;
+}
+
 export function requestContext(log: Logger, metrics: TreasuryMetrics): Middleware {
   return async (ctx, next) => {
     const started = process.hrtime.bigint();
     const incoming = ctx.get('x-request-id');
-    const requestId = SAFE_ID.test(incoming) ? incoming : `req_${randomUUID().replace(/-/g, '')}`;
+    const requestId = SAFE_ID.test(incoming) ? incoming : newRequestId();
     ctx.state.requestId = requestId;
     ctx.set('X-Request-Id', requestId);
     try {
