@@ -18,14 +18,15 @@
  * EIP-4361 sign-in's (`<domain> wants you to sign in with your Ethereum account:`), no key is one of its field names
  * (`URI`, `Version`, `Chain ID`, `Nonce`, `Issued At`), and the signature is an EIP-191 personal message's
  * (./policy-receipts.ts), never a transaction or EIP-712 data. Does not defend: what the state is after `signer_time`.
- * The CLI reads it with its own strict parser (src/cli/commands/account/policy-receipt-check.ts).
+ * The text itself is built and read in one place (policy/policy-receipt-statement.ts), so the CLI reads exactly what
+ * is written here.
  */
-import { getAddress } from 'viem';
+import { buildPolicyReceiptStatement } from '../../policy/policy-receipt-statement.js';
 import type { GetWalletPolicyResult } from '../protocol/owner-policy-protocol.js';
 import { POLICY_RECEIPT_MAX_CHARS, receiptNonceSchema } from '../protocol/owner-policy-protocol.js';
 import { SignerFault } from '../signer-error.js';
 
-export const POLICY_RECEIPT_HEADER = 'Treasury signer policy receipt v1';
+export { POLICY_RECEIPT_HEADER } from '../../policy/policy-receipt-statement.js';
 
 /** What a receipt states: the signer's state of the wallet, its clock, and the owner's nonce. */
 export interface PolicyReceiptFacts {
@@ -41,22 +42,15 @@ export function policyReceiptStatement(facts: PolicyReceiptFacts): string {
   const { current, authority } = facts.held;
   if (!receiptNonceSchema.safeParse(facts.nonce).success || !Number.isSafeInteger(facts.signerTime))
     throw new SignerFault('invalid_request', 'a receipt nonce is 32 bytes as 64 lower-case hex digits');
-  const text = [
-    POLICY_RECEIPT_HEADER,
-    `wallet: ${getAddress(facts.wallet)}`,
-    `version: ${current ? String(current.version) : 'none'}`,
-    `policy_hash: ${current ? current.policy_hash.toLowerCase() : 'none'}`,
-    `issued_at: ${current ? String(current.issued_at) : 'none'}`,
-    `authority: ${authority ? `${authority.kind} ${authorityAddress(authority.address)}` : 'none'}`,
-    `signer_time: ${String(facts.signerTime)}`,
-    `nonce: ${facts.nonce}`,
-  ].join('\n');
+  const text = buildPolicyReceiptStatement({
+    wallet: facts.wallet,
+    version: current ? current.version : null,
+    policy_hash: current ? current.policy_hash : null,
+    issued_at: current ? current.issued_at : null,
+    authority: authority ? { kind: authority.kind, address: authority.address } : null,
+    signer_time: facts.signerTime,
+    nonce: facts.nonce,
+  });
   if (text.length > POLICY_RECEIPT_MAX_CHARS) throw new SignerFault('internal_error', 'receipt statement too long');
   return text;
-}
-
-/** An EVM authority in its EIP-55 form; a Solana owner's base58 key as the store keeps it; none for an unnamed approver. */
-function authorityAddress(address: string | null): string {
-  if (address === null) return 'none';
-  return address.startsWith('0x') ? getAddress(address) : address;
 }

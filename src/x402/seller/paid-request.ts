@@ -2,7 +2,9 @@
  * The seller's paywall, free of any web framework: one paid request from the payment header to the receipt,
  * shared by the Koa middleware (../koa/x402-koa.ts) and the gate (src/gate/), which differ only in how they
  * read a request, run the paid work (a Koa handler; a proxied origin) and write an answer — the `PaidRequestPort`
- * each gives. The challenges, error answers and receipt headers it writes are built in paywall-answers.ts.
+ * each gives. The challenges, error answers and receipt headers it writes are built in paywall-answers.ts; rule 8 and
+ * local-only mode (settle, release or withdraw the held answer) are settle-step.ts's, over the claimed payment of
+ * paid-flight.ts.
  * The rules (docs/seller-middleware.md#rules-and-runtime-answers), in order:
  *   1. Before any payment (unpaid-pass.ts): a free route (price 0) passes on every method, OPTIONS included;
  *      OPTIONS to a priced route is answered here — 204 with the CORS preflight headers (cors-preflight.ts) — and
@@ -42,19 +44,17 @@ import type { FacilitatorClient as Facilitator, FacilitatorRequest } from '../fa
 import { decodePaymentPayload, readPaymentHeader } from '../header-codec.js';
 import type { PaymentPayload } from '../wire-schemas.js';
 import { X402DecodeError } from '../x402-decode-error.js';
-import { discardBody, releaseOversize } from './held-body.js';
 import type { RequestOutcome } from './middleware-metrics.js';
-import { bodySha256 } from './payment-identifier-fingerprint.js';
-import { matchPayment, type PaymentMatch, type RouteTerms } from './payment-terms.js';
-import { challengeAnswer, clip, errorAnswer, receiptHeaders } from './paywall-answers.js';
+import type { Paid, StepContext } from './paid-flight.js';
+import { matchPayment, type RouteTerms } from './payment-terms.js';
+import { challengeAnswer, clip, errorAnswer } from './paywall-answers.js';
 import { RouteTermsCache } from './route-terms-cache.js';
-import type { ResolvedX402Config } from './seller-options.js';
 import { unpaidPass } from './unpaid-pass.js';
 import { isSolanaNetwork } from './solana-offer.js';
-import { resolveSettlementAmount } from './settlement-amount.js';
 import { localOnlyProblem } from './local-only-window.js';
-import { readPaymentIdentifier, releaseClaim, type IdClaim } from './payment-identifier-rule.js';
-import { applyPaymentIdentifier, keepSettledAnswer } from './payment-identifier-step.js';
+import { readPaymentIdentifier, releaseClaim } from './payment-identifier-rule.js';
+import { applyPaymentIdentifier } from './payment-identifier-step.js';
+import { acceptLocalOnly, releaseSettled, settleFailed, settlementFor } from './settle-step.js';
 import type { HeldResponse, PaidRequest, PaidRequestDeps, PaidRequestPort, PaidSite } from './paid-request-port.js';
 
 export type { PaywallAnswer } from './paywall-answers.js';
@@ -63,30 +63,13 @@ export type { HeldResponse, PaidRequest, PaidRequestDeps, PaidRequestPort, PaidS
 export { priceOf } from './route-price.js';
 export { HEALTH_PATH } from './unpaid-pass.js';
 
-type Match = Extract<PaymentMatch, { kind: 'match' }>;
-type SettleOutcome = Awaited<ReturnType<Facilitator['settle']>>;
-
-/** A claimed payment on its way through rules 6 to 8; `settled` once it may no longer be released. */
-interface Paid {
-  config: ResolvedX402Config;
-  /** The facilitator of the network the payment is on (undefined: local-only mode). */
-  facilitator: Facilitator | undefined;
-  req: PaidRequest;
-  port: PaidRequestPort;
-  terms: RouteTerms;
-  match: Match;
-  endpointId: string | undefined;
-  settled: boolean;
-  /** The payment's `payment-identifier` claim; `idKept` once settled (the claim is then not released). */
-  idClaim: IdClaim | undefined;
-  idKept: boolean;
-}
-
 /** The paywall: `handle(site, request, port)` walks one request through the rules above. */
 export class PaidRequestCore {
   private readonly terms: RouteTermsCache; // built once per route (./route-terms-cache.ts)
+  private readonly step: StepContext; // what the steps after the paid work use (./settle-step.ts)
   constructor(private readonly deps: PaidRequestDeps) {
     this.terms = new RouteTermsCache(deps);
+    this.step = { deps, count: this.countOutcome };
   }
 
   private count(outcome: RequestOutcome): void {
@@ -99,26 +82,6 @@ export class PaidRequestCore {
     const started = performance.now();
     const { facilitatorSeconds } = this.deps.metrics;
     return call().finally(() => facilitatorSeconds.observe({ op }, (performance.now() - started) / 1000));
-  }
-
-  private report(
-    { config, req, match, endpointId }: Paid,
-    txHash: string,
-    contentHash: string | undefined,
-    amount: string,
-  ) {
-    if (amount === '0' || txHash === '') return; // an upto payment charged nothing: no transfer to record
-    this.deps.ledger.report({
-      tx_hash: txHash,
-      payer: match.payer,
-      amount,
-      network: match.requirement.network,
-      endpoint_id: endpointId,
-      method: req.method,
-      route: req.path,
-      content_hash: config.disableBodyCapture ? undefined : contentHash,
-      nonce: match.nonce,
-    });
   }
 
   async handle(site: PaidSite, req: PaidRequest, port: PaidRequestPort): Promise<void> {
@@ -231,15 +194,15 @@ export class PaidRequestCore {
       this.count('handler_failed');
       return;
     }
-    if (!facilitator) return this.acceptLocalOnly(paid, held);
-    const settlement = this.settlementFor(paid, request, held);
+    if (!facilitator) return acceptLocalOnly(this.step, paid, held);
+    const settlement = settlementFor(this.step, paid, request, held);
     if (!settlement) return;
     const outcome = await this.timed('settle', () => facilitator.settle(settlement.request));
-    if (outcome.kind !== 'ok') return this.settleFailed(paid, held, outcome);
+    if (outcome.kind !== 'ok') return settleFailed(this.step, paid, held, outcome);
     paid.settled = true;
     paid.idKept = true;
     this.deps.guard.settled(paid.match.replayKey, paid.match.validBefore);
-    await this.releaseSettled(paid, held, outcome.settlement, settlement.charged);
+    await releaseSettled(this.step, paid, held, outcome.settlement, settlement.charged);
   }
 
   /** Rule 6: the facilitator verifies (local-only: the validity window only); false once answered. */
@@ -265,136 +228,5 @@ export class PaidRequestCore {
       return false;
     }
     return true;
-  }
-
-  /** Local-only mode: accepted unverified and unsettled; the receipt says so. */
-  private acceptLocalOnly(paid: Paid, held: HeldResponse): void {
-    const { captured } = held;
-    const { match } = paid;
-    paid.settled = true;
-    this.deps.guard.settled(match.replayKey, match.validBefore);
-    this.count('local_only_accepted');
-    if (captured.kind === 'uncapturable') return;
-    const headers = receiptHeaders({
-      success: true,
-      transaction: '',
-      txHash: '',
-      network: match.requirement.network,
-      payer: match.payer,
-      errorReason: 'local_only_unverified',
-    });
-    if (captured.kind === 'oversize')
-      return held.release(
-        headers,
-        releaseOversize(captured, () => undefined),
-      );
-    return held.release(headers, captured.kind === 'bytes' ? captured.replacement : undefined);
-  }
-
-  /**
-   * What to settle. upto: what the paid work charged (at most the signed maximum; an invalid override settles
-   * nothing and answers 500); exact: always the price. Undefined once answered.
-   */
-  private settlementFor(
-    { port, match }: Paid,
-    request: FacilitatorRequest,
-    held: HeldResponse,
-  ): { request: FacilitatorRequest; charged: string } | undefined {
-    const { logger } = this.deps;
-    const { override, captured } = held;
-    if (match.requirement.scheme !== 'upto') {
-      if (override.kind !== 'none')
-        logger.warn(
-          { scheme: match.requirement.scheme },
-          'x402 middleware: Settlement-Overrides ignored; only upto payments settle less than the price',
-        );
-      return { request, charged: match.requirement.amount };
-    }
-    const resolved =
-      override.kind === 'invalid'
-        ? override
-        : resolveSettlementAmount(
-            override.kind === 'amount' ? override.amount : undefined,
-            BigInt(match.requirement.amount),
-          );
-    if (resolved.kind === 'invalid') {
-      this.count('settlement_override_invalid');
-      logger.error({ reason: resolved.reason }, 'x402 middleware: invalid settlement override; nothing settled');
-      if (captured.kind === 'uncapturable') return undefined;
-      discardBody(captured);
-      held.dropHeaders();
-      port.answer(errorAnswer('settlement_override_invalid', { reason: clip(resolved.reason, 256) }));
-      return undefined;
-    }
-    const charged = resolved.amount.toString();
-    return {
-      request: { ...request, paymentRequirements: { ...request.paymentRequirements, amount: charged } },
-      charged,
-    };
-  }
-
-  /** Settlement failed or the facilitator is down: the held body and headers discarded, 402 with a failed receipt. */
-  private settleFailed(
-    { port, terms, match }: Paid,
-    held: HeldResponse,
-    outcome: Exclude<SettleOutcome, { kind: 'ok' }>,
-  ): void {
-    const reason = outcome.kind === 'rejected' ? clip(outcome.reason, 256) : 'facilitator_unavailable';
-    if (outcome.kind === 'unavailable')
-      this.deps.logger.warn({ op: 'settle', cause: outcome.cause }, 'x402 middleware: facilitator unavailable');
-    this.count('settle_failed');
-    const { captured } = held;
-    if (captured.kind === 'uncapturable') return; // the body already left; nothing to withdraw
-    discardBody(captured);
-    held.dropHeaders();
-    port.answer(
-      challengeAnswer(terms, `settlement_failed: ${reason}`, {
-        success: false,
-        transaction: '',
-        txHash: '',
-        network: match.requirement.network,
-        payer: match.payer,
-        errorReason: reason,
-      }),
-    );
-  }
-
-  /** Settled: the answer kept for its payment-identifier, then released with its receipt, the ledger row reported. */
-  private async releaseSettled(
-    paid: Paid,
-    held: HeldResponse,
-    settlement: Extract<SettleOutcome, { kind: 'ok' }>['settlement'],
-    charged: string,
-  ): Promise<void> {
-    const { config, match } = paid;
-    const { captured } = held;
-    const tx = settlement.transaction;
-    const headers = receiptHeaders({
-      success: true,
-      transaction: tx,
-      txHash: tx,
-      network: settlement.network ?? match.requirement.network,
-      payer: match.payer,
-      ...(match.requirement.scheme === 'upto' ? { amount: settlement.amount ?? charged } : {}),
-    });
-    if (paid.idClaim) await keepSettledAnswer(paid.idClaim, config, held, headers, this.deps.logger);
-    if (captured.kind === 'uncapturable') {
-      this.count('settled_without_receipt');
-      this.deps.logger.warn(
-        { why: captured.why },
-        'x402 middleware: response bypassed the middleware; settled without a receipt header',
-      );
-      this.report(paid, tx, undefined, charged);
-      return;
-    }
-    this.count('settled');
-    if (captured.kind === 'oversize') {
-      const stream = releaseOversize(captured, (hash) => this.report(paid, tx, hash, charged));
-      return held.release(headers, stream, 'private');
-    }
-    const bytes = captured.kind === 'bytes' ? captured.bytes : Buffer.alloc(0);
-    held.release(headers, captured.kind === 'bytes' ? captured.replacement : undefined, 'private');
-    const contentHash = config.disableBodyCapture ? undefined : bodySha256(bytes);
-    this.report(paid, tx, contentHash, charged);
   }
 }
