@@ -50,6 +50,7 @@ import type { GateSellerEntry } from './seller-table.js';
 import type { UptimeBuckets } from './uptime-buckets.js';
 import type { GateAddressProof } from './gate-address-proof.js';
 import { GATE_VERIFICATION_PATH } from '../shared/gate-address-schema.js';
+import { forwardedAddress, publicAddressOf } from './forwarded-address.js';
 
 export interface GateServerDeps {
   config: GateConfig;
@@ -164,7 +165,11 @@ export async function handleGateRequest(
   }
   if (match.kind === 'none') return writeGateError(res, 'gate_endpoint_not_found');
   if (match.kind === 'unpriced') return writeGateError(res, 'gate_endpoint_not_priced');
-  const host = req.headers.host ?? `${config.host}:${config.port}`;
+  // The priced resource names the address forwarded to the origin: with GATE_PUBLIC_URL, never the buyer's Host.
+  const publicAddress = publicAddressOf(config.publicUrl);
+  const host = publicAddress
+    ? forwardedAddress(publicAddress, routed.by, req.headers.host, false).host
+    : (req.headers.host ?? `${config.host}:${config.port}`);
   const paid: PaidRequest = {
     method,
     path: routed.originPath,

@@ -8,8 +8,8 @@
  * - the real entry point (src/gate/main.ts) in production mode refuses to start without GATE_METRICS_PORT (or
  *   GATE_METRICS_ON_PUBLIC_LISTENER=1), naming it; with it, it starts, and SIGTERM closes the metrics listener last;
  * - the challenge's resource URL is `http://` as today with no GATE_PUBLIC_URL, whatever X-Forwarded-Proto a
- *   client sends, and takes GATE_PUBLIC_URL's `https` when the gate is declared behind a TLS front — where the
- *   paid round trip still settles.
+ *   client sends, and takes GATE_PUBLIC_URL's `https` and host when the gate is declared behind a TLS front —
+ *   where the paid round trip still settles.
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -145,12 +145,11 @@ describe('gate: the metrics listener and the challenge scheme', function () {
     assert.equal(spoofed.resource.url, url, 'a client header does not choose the scheme');
   });
 
-  it('behind a TLS front (GATE_PUBLIC_URL https) the challenge names https://, and the paid round trip settles', async () => {
+  it('behind a TLS front (GATE_PUBLIC_URL https) the challenge names https:// and the public host, and the paid round trip settles', async () => {
     const gate = await start({ GATE_PUBLIC_URL: 'https://gate.example.com' });
-    const host = new URL(gate.url).host;
     const url = `${gate.url}/${GATE_SLUG}/paid?x=1`;
     const challenge = await challengeOf(url);
-    assert.equal(challenge.resource.url, `https://${host}/${GATE_SLUG}/paid?x=1`);
+    assert.equal(challenge.resource.url, `https://gate.example.com/${GATE_SLUG}/paid?x=1`);
     const paid = await fetch(url, {
       headers: { 'PAYMENT-SIGNATURE': encodePaymentPayload(await signExactPayment(challenge.accepts[0]!)) },
     });
