@@ -150,6 +150,7 @@ async function openOwnerPolicies(
     decidedOn: (source, wallets) => metrics.spendStates.inc({ source }, wallets),
     ...(watermark ? { watermark } : {}),
     log,
+    placement: settings.placement,
   });
   try {
     await store.prepare();

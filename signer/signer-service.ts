@@ -23,6 +23,7 @@
  * destroy has answered, no signature of that key leaves — each is checked right before it is returned, after every
  * await of its path, and refused with `key_destroyed` (its ceilings and spend given back) while a destroy of the key
  * is under way or done.
+ * Any wallet key not the account's is one `key_not_found`, whatever its curve or state (./ecdsa/secp256k1-account-key.ts).
  * Known limits: who asked (socket permissions) and spend policy (the front, under its advisory lock); the
  * ceilings' restart hole (see ./limits/wallet-limiter.ts); the key of a wallet without a signed policy (or whose
  * policy allows it) is destroyed on the front's word, as before.
@@ -40,6 +41,7 @@ import {
 import type { KeyBackend, SignDigestOptions } from './backends/key-backend.js';
 import type { SignerInvariants } from './config/signer-config.js';
 import { finalizeSignature, rememberWalletKey } from './ecdsa/finalize-signature.js';
+import { asWalletKeyOfAccount, signDigestOfAccount } from './ecdsa/secp256k1-account-key.js';
 import { eip2612PermitDigest } from './eip2612/hash-eip2612-permit.js';
 import { transferAuthorizationDigest } from './eip3009/hash-transfer-authorization.js';
 import { KeyDestructions } from './key-destruction/key-destructions.js';
@@ -227,7 +229,9 @@ export class SignerService {
     this.counted(() => assertValue(this.invariants, String(transfer.amount)));
     const { account_key_ref, wallet_key_ref } = params;
     const sign = async () => {
-      const signature = await signEd25519OfAccount(this.backend, account_key_ref, wallet_key_ref, message);
+      const signature = await signEd25519OfAccount(this.backend, account_key_ref, wallet_key_ref, message).catch(
+        (err: unknown) => Promise.reject(asWalletKeyOfAccount(err)),
+      );
       assertEd25519Signature(signature, message, publicKey);
       return { signature: base58.decode(signature), message_hash: bytesToHex(sha256(message)) };
     };
@@ -266,13 +270,11 @@ export class SignerService {
     );
   }
 
-  /** A digest of `target` signed by the backend (called at once) and finalised: the protocol's result. */
+  /** `target`'s digest signed (the backend called at once; the key tied to its account first) and finalised. */
   private digestSigning(target: DigestTarget, context: SignDigestOptions) {
+    const { account_key_ref: account, wallet_key_ref: wallet, digest } = target;
     return async () =>
-      signatureResult(
-        target,
-        await this.backend.signDigest(target.account_key_ref, target.wallet_key_ref, target.digest, context),
-      );
+      signatureResult(target, await signDigestOfAccount(this.backend, account, wallet, digest, context));
   }
 
   /**

@@ -68,7 +68,9 @@ export interface KeyBackend {
    */
   signEd25519(accountKeyRef: string, walletKeyRef: string, message: Uint8Array): Promise<Uint8Array>;
   /**
-   * After this, the wallet reference is refused forever with `key_destroyed`. Idempotent, also when two run at once.
+   * After this, the wallet reference is refused forever with `key_destroyed` under its own account, and with
+   * `key_not_found` under any other (the tombstone names the key's account; destroying it again under another account
+   * is `key_not_found` too). Idempotent, also when two run at once.
    * Once it has resolved, no signature with the key starts and none is returned — a signature asked for before it,
    * still waiting (for a session, the sign rate, a retry), answers `key_destroyed` too; one being computed when the
    * key was tombstoned is discarded. A signature returned before that is the caller's: the signer service holds

@@ -7,9 +7,10 @@
  * later restore).
  *
  * Production mode (./signer-production-mode.ts, read here through `productionModeEnvShape`) runs with the store, or
- * without it only when TREASURY_SIGNER_OWNER_POLICIES=off says so; the store's placement rules (`placement`: production
- * mode and the roles TREASURY_SIGNER_ACCEPT_STORE_ROLES names) are what ../owner-policy/store-placement.ts holds the
- * roles that can reach the store to.
+ * without it only when TREASURY_SIGNER_OWNER_POLICIES=off says so (refused by ./signer-config.ts beside production
+ * mode's other problems); the store's placement rules (`placement`: production mode and the roles
+ * TREASURY_SIGNER_ACCEPT_STORE_ROLES names) are what ../owner-policy/store-placement.ts holds the roles that can reach
+ * the store to, handed to the store by ../main.ts (the store reads no environment).
  *
  * Defends: the database's password in logs or errors — the URL is kept as a non-enumerable property, never
  * printed (the ready line says only whether owner policies are on); a URL that is not PostgreSQL's; an
@@ -22,7 +23,7 @@
 import path from 'node:path';
 import { z } from 'zod';
 import { SignerConfigError } from './signer-config-error.js';
-import { isProductionMode, policyStoreProductionProblem, productionModeEnvShape } from './signer-production-mode.js';
+import { isProductionMode, productionModeEnvShape } from './signer-production-mode.js';
 
 /** The most roles TREASURY_SIGNER_ACCEPT_STORE_ROLES may name. */
 export const MAX_ACCEPTED_STORE_ROLES = 32;
@@ -86,23 +87,12 @@ export interface StorePlacementRules {
   acceptedRoles: readonly string[];
 }
 
-const placementEnvSchema = z.object({
-  TREASURY_SIGNER_ACCEPT_STORE_ROLES: acceptedRolesSchema.optional(),
-  ...productionModeEnvShape,
-});
-
-function rulesOf(e: z.output<typeof placementEnvSchema>): StorePlacementRules {
+/** The placement rules of the parsed environment: production mode and the roles accepted by name. */
+function rulesOf(e: OwnerPolicyEnv): StorePlacementRules {
   return Object.freeze({
     production: isProductionMode({ NODE_ENV: e.NODE_ENV, TREASURY_ENV: e.TREASURY_ENV }),
     acceptedRoles: Object.freeze([...(e.TREASURY_SIGNER_ACCEPT_STORE_ROLES ?? [])]),
   });
-}
-
-/** The placement rules of an environment (the signer's own, when the store is opened without its configuration). */
-export function storePlacementRules(env: Readonly<Record<string, string | undefined>>): StorePlacementRules {
-  const parsed = placementEnvSchema.safeParse(env);
-  if (!parsed.success) throw new SignerConfigError(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`));
-  return rulesOf(parsed.data);
 }
 
 export interface OwnerPolicyConfig {
@@ -145,12 +135,8 @@ export function parseOwnerPolicyConfig(
       throw new SignerConfigError(
         'TREASURY_SIGNER_OWNER_POLICIES: is on, and TREASURY_SIGNER_DATABASE_URL (the policy store) is not set',
       );
-    const problem = policyStoreProductionProblem({
-      production: isProductionMode({ NODE_ENV: e.NODE_ENV, TREASURY_ENV: e.TREASURY_ENV }),
-      storeSet: false,
-      ownerPolicies: e.TREASURY_SIGNER_OWNER_POLICIES,
-    });
-    if (problem !== undefined) throw new SignerConfigError(problem);
+    // Production mode without a store (and without TREASURY_SIGNER_OWNER_POLICIES=off): ./signer-config.ts lists it
+    // among production mode's problems (./signer-production-mode.ts).
     return undefined;
   }
   if (e.TREASURY_SIGNER_OWNER_POLICIES === 'off')

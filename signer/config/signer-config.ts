@@ -304,6 +304,7 @@ function refuseInProduction(
           }
         : undefined,
     policyStore: ownerPolicies === undefined ? undefined : { watermarkFile: ownerPolicies.watermarkFile },
+    ownerPoliciesOff: e.TREASURY_SIGNER_OWNER_POLICIES === 'off',
     kmsEndpoint: backend.kind === 'aws-kms' ? backend.endpoint : undefined,
     allowedTokensSet,
   });

@@ -21,8 +21,7 @@
  *    a set but empty list is refused in every mode;
  *  - no policy store (`TREASURY_SIGNER_DATABASE_URL`) unless `TREASURY_SIGNER_OWNER_POLICIES=off` says so: without
  *    it the signer enforces no owner-signed policy (docs/adr/0012-owner-signed-policies.md), and a deployment that
- *    forgot the variable would not know (`policyStoreProductionProblem`, asked by ./owner-policy-config.ts, which
- *    reads production mode through `productionModeEnvShape`).
+ *    forgot the variable would not know. Listed beside the other problems, never alone before them.
  * At run time, not here: a policy store that roles other than the signer's can reach is refused in production mode
  * unless named in `TREASURY_SIGNER_ACCEPT_STORE_ROLES` (../owner-policy/store-placement.ts).
  * Does not defend: a long PIN that is still guessable; a watermark file that cannot be written (refused at start by
@@ -56,6 +55,8 @@ export interface SignerProductionFacts {
   pin: { variable: 'TREASURY_PKCS11_PIN' | 'TREASURY_PKCS11_PIN_FILE'; length: number } | undefined;
   /** The policy store, when TREASURY_SIGNER_DATABASE_URL sets one up, with the watermark file it keeps. */
   policyStore: { watermarkFile: string | undefined } | undefined;
+  /** TREASURY_SIGNER_OWNER_POLICIES=off: the signer runs without a policy store on purpose. */
+  ownerPoliciesOff: boolean;
   /** TREASURY_KMS_ENDPOINT on the aws-kms backend; undefined otherwise. */
   kmsEndpoint: string | undefined;
   /** Whether TREASURY_SIGNER_ALLOWED_TOKENS was set (false: the testnet default would apply). */
@@ -73,6 +74,10 @@ export function signerProductionProblems(facts: SignerProductionFacts): string[]
     problems.push(
       `${facts.pin.variable}: the PIN is shorter than ${MIN_PRODUCTION_PIN_LENGTH} characters; production mode needs at least ${MIN_PRODUCTION_PIN_LENGTH} (re-initialise the token's user PIN)`,
     );
+  if (facts.policyStore === undefined && !facts.ownerPoliciesOff)
+    problems.push(
+      "TREASURY_SIGNER_DATABASE_URL: is not set; production mode runs with the signer's policy store, which enforces the owners' signed policies even against the API (docs/deploy-hsm.md, \"The signer's policy store: a database and a role of its own\"), or without it only when TREASURY_SIGNER_OWNER_POLICIES=off says so",
+    );
   if (facts.policyStore !== undefined && facts.policyStore.watermarkFile === undefined)
     problems.push(
       'TREASURY_SIGNER_STORE_WATERMARK_FILE: is not set, nor TREASURY_SIGNER_LIMITS_STATE_FILE beside which it is kept by default; production mode refuses a policy store (TREASURY_SIGNER_DATABASE_URL) whose restore from an older backup would go unnoticed',
@@ -86,17 +91,4 @@ export function signerProductionProblems(facts: SignerProductionFacts): string[]
       'TREASURY_SIGNER_ALLOWED_TOKENS: is not set; production mode signs only for tokens named explicitly (e.g. 8453:0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913 for USDC on Base), the default names testnet tokens only',
     );
   return problems;
-}
-
-/**
- * Production mode runs with the signer's policy store, or without it only when `TREASURY_SIGNER_OWNER_POLICIES=off`
- * says so; undefined when that holds (and outside production mode, always).
- */
-export function policyStoreProductionProblem(facts: {
-  production: boolean;
-  storeSet: boolean;
-  ownerPolicies: 'on' | 'off' | undefined;
-}): string | undefined {
-  if (!facts.production || facts.storeSet || facts.ownerPolicies === 'off') return undefined;
-  return "TREASURY_SIGNER_DATABASE_URL: is not set; production mode runs with the signer's policy store, which enforces the owners' signed policies even against the API (docs/deploy-hsm.md, \"The signer's policy store: a database and a role of its own\"), or without it only when TREASURY_SIGNER_OWNER_POLICIES=off says so";
 }

@@ -57,6 +57,7 @@ import {
 import { OpenSpendLeases } from './open-spend-leases.js';
 import { flushBeforeClose, reportLostSpends } from './final-spend-flush.js';
 import { readStoreGeneration, StoreGenerations, type GenerationWatermark, type StoreLog } from './store-generation.js';
+import type { StorePlacementRules } from '../config/owner-policy-config.js';
 import { checkStorePlacement } from './store-placement.js';
 import { WalletTurns } from './wallet-turns.js';
 
@@ -113,6 +114,8 @@ export interface PgOwnerPolicyStoreOptions {
   watermark?: GenerationWatermark;
   /** Told of a superuser role, a store rolled back, a watermark not written. */
   log?: StoreLog;
+  /** What ./store-placement.ts holds other roles to: the configuration's (../config/owner-policy-config.ts). */
+  placement: StorePlacementRules;
 }
 
 export class PgOwnerPolicyStore implements OwnerPolicyStore {
@@ -167,7 +170,7 @@ export class PgOwnerPolicyStore implements OwnerPolicyStore {
   }
 
   async prepare(): Promise<void> {
-    await checkStorePlacement(this.pool, this.options.log);
+    await checkStorePlacement(this.pool, this.options.log, this.options.placement);
     const knex = knexFactory({ client: 'pg', connection: this.options.connectionString, pool: { min: 0, max: 1 } });
     try {
       await knex.migrate.latest({

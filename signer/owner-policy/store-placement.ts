@@ -24,12 +24,12 @@
  * reach everything and nothing in the catalogue says who holds its password — the API must never be given it
  * (compose.yaml gives it to no service); privileges granted after the start; who may log in at all (pg_hba.conf is
  * not readable to the signer's role); an API schema that is not yet migrated (an empty database is the signer's to
- * take). The placement rules come from the signer's configuration when the store is given them, else from the
- * process's environment, parsed as the configuration parses it.
+ * take). The placement rules are the signer's parsed configuration (../config/owner-policy-config.ts `placement`),
+ * handed to the store by ../main.ts: nothing here reads the environment.
  */
 import type pg from 'pg';
 import { BaseError } from '../../base/base-error.js';
-import { storePlacementRules, type StorePlacementRules } from '../config/owner-policy-config.js';
+import type { StorePlacementRules } from '../config/owner-policy-config.js';
 import type { StoreLog } from './store-generation.js';
 
 /** Why another role can reach the store, one stable code each (see the module's header). */
@@ -180,7 +180,7 @@ export async function otherStoreRoles(db: Pick<pg.Pool, 'query'>): Promise<{ oth
 export async function checkStorePlacement(
   db: Pick<pg.Pool, 'query'>,
   log: StoreLog | undefined,
-  rules: StorePlacementRules = storePlacementRules(process.env),
+  rules: StorePlacementRules,
 ): Promise<void> {
   const { rows } = await db.query<{ api: boolean; superuser: boolean | null; database: string; role: string }>(
     OWN_PLACEMENT_SQL,

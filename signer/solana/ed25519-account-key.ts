@@ -12,9 +12,12 @@
  *
  * Defends: a front that names a key of another account (or a made-up reference) in `sign_solana_transaction` told
  * anything but what a signing method answers for any key not the account's; a refusal without its stable rule.
- * Does not defend: the order within a backend (a destroyed key is `key_destroyed` before its account is asked, in
- * every signing method). A reference of the other curve costs one HSM or KMS signature of the probe each time (as
- * a probe of `set_wallet_policy` or `destroy_wallet_key` does).
+ * A destroyed key is `key_destroyed` to its own account only: the backends answer another account's destroyed key
+ * `key_not_found` (their tombstones name the key's account), and the service answers every `key_not_found` with one
+ * body (../ecdsa/secp256k1-account-key.ts).
+ * Does not defend: a tombstone written before it named its account (`key_destroyed` to every account). A reference
+ * of the other curve costs one HSM or KMS signature of the probe each time (as a probe of `set_wallet_policy` or
+ * `destroy_wallet_key` does).
  */
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import type { KeyBackend } from '../backends/key-backend.js';

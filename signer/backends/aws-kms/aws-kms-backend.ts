@@ -335,11 +335,12 @@ export class AwsKmsBackend implements KeyBackend {
         throw new SignerFault('key_not_found', `wallet_key_ref is not a ${curve} key`);
       state = described.KeyMetadata.KeyState;
     } catch (err) {
-      // KMS deleted the key (and its alias) after the pending window: already destroyed by us.
-      if (err instanceof KmsCallFault && err.kms.reason === 'not_found' && this.tombstones.has(keyId)) return;
+      // KMS deleted the key (and its alias) after the pending window: already destroyed by us, for this account.
+      const state = this.tombstones.stateFor(keyId, account);
+      if (err instanceof KmsCallFault && err.kms.reason === 'not_found' && state === 'destroyed') return;
       throw err;
     }
-    this.tombstones.record(keyId);
+    this.tombstones.record(keyId, account);
     this.publicKeys.delete(alias);
     if (state === 'PendingDeletion') return;
     await this.retire(keyId, state === 'Disabled');

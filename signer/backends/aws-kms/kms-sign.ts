@@ -7,8 +7,9 @@
  * on entry, before each attempt goes on the wire (after the wait for the sign rate, a request slot or a
  * backoff) and on KMS's answer (a signature KMS made while the key was being destroyed is discarded):
  * `key_destroyed` each time. So once destroy has answered, no Sign request for the key leaves and no signature
- * comes back, whether or not KMS has applied DisableKey yet (its API is eventually consistent). Also: a key of
- * the other curve (`invariant_violation`; `key_not_found` when KMS refuses a re-spelled reference), and an
+ * comes back, whether or not KMS has applied DisableKey yet (its API is eventually consistent). A destroyed key
+ * of another account is `key_not_found` (./kms-tombstones.ts names each key's account), before its curve is looked
+ * at: only its own account learns it was destroyed. Also: a key of the other curve (`invariant_violation`; `key_not_found` when KMS refuses a re-spelled reference), and an
  * alias re-pointed at another key (`hsm_error`).
  * Known limits: a Sign already on the wire when the key is destroyed may still be carried out by KMS; its
  * signature is dropped here, not unmade.
@@ -43,13 +44,18 @@ export interface KmsSignRequest {
 export async function signWithKms(deps: KmsSignDeps, request: KmsSignRequest): Promise<Uint8Array> {
   const { curve, message } = request;
   const wallet = decodeWalletKey(request.walletKeyRef);
-  const destroyed = (when: string) =>
-    deps.tombstones.has(wallet.keyId) ? new SignerFault('key_destroyed', `wallet_key_ref names a ${when}`) : undefined;
+  const account = decodeAccountRef(request.accountKeyRef);
+  const destroyed = (when: string) => {
+    const state = deps.tombstones.stateFor(wallet.keyId, account);
+    if (state === 'of_another_account')
+      return new SignerFault('key_not_found', 'wallet_key_ref names no wallet key of this account');
+    return state === 'destroyed' ? new SignerFault('key_destroyed', `wallet_key_ref names a ${when}`) : undefined;
+  };
   const refused = destroyed('destroyed key');
   if (refused) throw refused;
   if (wallet.curve !== curve)
     throw new SignerFault('invariant_violation', `wallet_key_ref names a key of another curve than ${curve}`);
-  const alias = walletAlias(deps.aliasPrefix, decodeAccountRef(request.accountKeyRef), wallet.keyId);
+  const alias = walletAlias(deps.aliasPrefix, account, wallet.keyId);
   const { signingAlgorithm, messageType } = KMS_CURVES[curve];
   const deadline = Date.now() + deps.deadlineMs;
   await deps.rate.take(deadline);

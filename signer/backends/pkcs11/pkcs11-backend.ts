@@ -10,7 +10,7 @@
  * wrapped once, destroyed; unwrapped copies are sensitive, non-extractable session objects owned by one
  * long-lived "holder" session and cached by handle (./key-handle-cache.ts), never as bytes. A KEK that is
  * extractable, not sensitive or able to decrypt is refused at start. Destroyed wallet keys are tombstoned
- * in the token (./tombstone-store.ts) and refused forever, in any request field — including a signature
+ * in the token (./tombstone-store.ts) and refused forever (`key_not_found` to other accounts) — including a signature
  * asked for before the destroy: the tombstone is checked again in the tick of C_SignInit, after the wait for
  * a session, and once more when the HSM answers (./sign-on-pool.ts), so once destroy has answered no signature
  * with the key starts in the HSM or leaves this backend (one already inside C_Sign ends there, discarded).
@@ -22,7 +22,8 @@
  * except for a signature asked for while the signer holds no other request (`signInline: 'when_alone'`, the
  * default): the hand-off to a worker thread and back costs two wake-ups (≈ 150 µs of machine CPU per payment at
  * 400/s on the VM of docs/performance.md). Under load signing stays parallel. Ed25519 always runs on a libuv thread.
- * A new wallet key is unwrapped into the cache at its creation, so its first signature costs no unwrap.
+ * A new wallet key is unwrapped into the cache at its creation, so its first signature costs no unwrap. A key of
+ * the other curve is `invariant_violation`; the service ties it to its account first (../../ecdsa/, ../../solana/).
  */
 import pkcs11js from 'pkcs11js';
 import type { Pkcs11BackendConfig } from '../../config/signer-config.js';
@@ -40,7 +41,7 @@ import {
   UNWRAP_WALLET_KEY,
   WRAP_MECHANISM,
 } from './key-templates.js';
-import { decodeKeyRef, encodeKeyRef, walletBlobHash, type DecodedKeyRef, type KeyRefKind } from './pkcs11-key-ref.js';
+import { decodeKeyRef, encodeKeyRef, walletBlobHash, type DecodedKeyRef } from './pkcs11-key-ref.js';
 import { Pkcs11Module } from './pkcs11-module.js';
 import { findRootKek } from './root-kek.js';
 import { SessionPool } from './session-pool.js';
@@ -139,26 +140,24 @@ export class Pkcs11Backend implements KeyBackend {
       throw new SignerFault('hsm_unsupported', `this HSM cannot hold Ed25519 (Solana) keys: ${this.ed25519Missing}`);
   }
 
-  /** Decodes a reference of the expected kind and refuses it if its blob was ever tombstoned. */
-  private decodeLiveRef(ref: string, kind: KeyRefKind, field: string): DecodedKeyRef {
+  /** An account key reference; a wallet key's blob spelled as one (destroyed or not) is none: `key_not_found`. */
+  private decodeAccountRef(ref: string): DecodedKeyRef {
     const decoded = decodeKeyRef(ref);
-    if (this.tombstones.has(decoded.blobHash)) throw new SignerFault('key_destroyed', `${field} names a destroyed key`);
-    if (decoded.kind !== kind)
-      throw new SignerFault(
-        'key_not_found',
-        `${field} is not a PKCS#11 ${kind === 'acct' ? 'account' : 'wallet'} key reference`,
-      );
+    if (decoded.kind !== 'acct' || this.tombstones.has(decoded.blobHash))
+      throw new SignerFault('key_not_found', 'account_key_ref is not a PKCS#11 account key reference');
     return decoded;
   }
 
-  /** A live wallet reference of `curve`: one of the other curve is refused with `invariant_violation`. */
-  private decodeLiveWalletRef(ref: string, curve: WalletKeyCurve): DecodedKeyRef {
+  /** A live wallet reference of `curve`: its tombstone (`destroyedOf`: by account) first, then its curve. */
+  private decodeLiveWalletRef(ref: string, curve: WalletKeyCurve, account: DecodedKeyRef): DecodedKeyRef {
     const decoded = decodeKeyRef(ref);
-    const kind: KeyRefKind = curve === 'ed25519' ? 'ed25519' : 'wal';
-    const other: KeyRefKind = curve === 'ed25519' ? 'wal' : 'ed25519';
-    if (decoded.kind === other && !this.tombstones.has(decoded.blobHash))
+    if (decoded.kind === 'acct')
+      throw new SignerFault('key_not_found', 'wallet_key_ref is not a PKCS#11 wallet key reference');
+    if (this.tombstones.destroyedOf(decoded.blobHash, account.blobHash))
+      throw new SignerFault('key_destroyed', 'wallet_key_ref names a destroyed key');
+    if (decoded.kind !== (curve === 'ed25519' ? 'ed25519' : 'wal'))
       throw new SignerFault('invariant_violation', `wallet_key_ref names a key of another curve than ${curve}`);
-    return this.decodeLiveRef(ref, kind, 'wallet_key_ref');
+    return decoded;
   }
 
   /** The handle of an Ed25519 token key of this account (its account key must unwrap first). */
@@ -236,7 +235,7 @@ export class Pkcs11Backend implements KeyBackend {
 
   async createWalletKey(accountKeyRef: string, curve: WalletKeyCurve = 'secp256k1'): Promise<CreatedWalletKey> {
     this.assertOpen();
-    const account = this.decodeLiveRef(accountKeyRef, 'acct', 'account_key_ref');
+    const account = this.decodeAccountRef(accountKeyRef);
     if (curve === 'ed25519') {
       this.assertEd25519();
       // The account key must unwrap (a live account of this KEK) before a key is bound to it.
@@ -287,8 +286,8 @@ export class Pkcs11Backend implements KeyBackend {
     // CKM_ECDSA signs any input length without complaint: only ever a 32-byte digest.
     if (!(digest instanceof Uint8Array) || digest.length !== 32)
       throw new SignerFault('invalid_request', 'digest must be 32 bytes');
-    const account = this.decodeLiveRef(accountKeyRef, 'acct', 'account_key_ref');
-    const wallet = this.decodeLiveWalletRef(walletKeyRef, 'secp256k1');
+    const account = this.decodeAccountRef(accountKeyRef);
+    const wallet = this.decodeLiveWalletRef(walletKeyRef, 'secp256k1', account);
     const inline = () => this.signInline === 'when_alone' && options.alone?.() === true;
     return this.withAccountKey(account, (accountKey) =>
       this.withWalletKey(account, accountKey, wallet, (walletKey) =>
@@ -308,8 +307,8 @@ export class Pkcs11Backend implements KeyBackend {
     this.assertOpen();
     this.assertEd25519();
     assertEd25519Message(message);
-    const account = this.decodeLiveRef(accountKeyRef, 'acct', 'account_key_ref');
-    const wallet = this.decodeLiveWalletRef(walletKeyRef, 'ed25519');
+    const account = this.decodeAccountRef(accountKeyRef);
+    const wallet = this.decodeLiveWalletRef(walletKeyRef, 'ed25519', account);
     return this.withEd25519Key(account, wallet, (key) =>
       this.sign({ mechanism: CKM_EDDSA, key, input: message, inline: () => false }, wallet),
     );
@@ -326,12 +325,14 @@ export class Pkcs11Backend implements KeyBackend {
     if (wallet.kind === 'acct')
       throw new SignerFault('key_not_found', 'wallet_key_ref is not a PKCS#11 wallet key reference');
     if (wallet.kind === 'ed25519') return this.destroyEd25519Key(accountKeyRef, wallet);
-    if (this.tombstones.has(wallet.blobHash)) return;
-    const account = this.decodeLiveRef(accountKeyRef, 'acct', 'account_key_ref');
+    const account = this.decodeAccountRef(accountKeyRef);
+    if (this.tombstones.destroyedOf(wallet.blobHash, account.blobHash)) return;
     await this.withAccountKey(account, (accountKey) =>
       this.withWalletKey(account, accountKey, wallet, async () => undefined),
     );
-    this.timed('write_tombstone', () => this.tombstones.record(this.module, this.holder, wallet.blobHash));
+    this.timed('write_tombstone', () =>
+      this.tombstones.record(this.module, this.holder, wallet.blobHash, account.blobHash),
+    );
     // Only this account's unwrap can have produced a cached handle for the blob (see walletCacheKey).
     this.cache.evict(Pkcs11Backend.walletCacheKey(account, wallet));
   }
@@ -344,16 +345,19 @@ export class Pkcs11Backend implements KeyBackend {
    * destroys at once never both hold the handle: the second finds no object, and the tombstone says why.
    */
   private async destroyEd25519Key(accountKeyRef: string, wallet: DecodedKeyRef): Promise<void> {
-    const account = this.decodeLiveRef(accountKeyRef, 'acct', 'account_key_ref');
+    const account = this.decodeAccountRef(accountKeyRef);
     try {
       await this.withEd25519Key(account, wallet, async (key) => {
-        this.timed('write_tombstone', () => this.tombstones.record(this.module, this.holder, wallet.blobHash));
+        this.timed('write_tombstone', () =>
+          this.tombstones.record(this.module, this.holder, wallet.blobHash, account.blobHash),
+        );
         this.ed25519.forget(wallet, account.blobHash);
         this.timed('destroy_wallet_key', () => this.ed25519.destroyKey(key));
       });
     } catch (err) {
-      // Destroyed before: nothing of it is left in the token.
-      if (this.tombstones.has(wallet.blobHash) && err instanceof SignerFault && err.code === 'key_not_found') return;
+      // Destroyed before, for this account: nothing of it is left in the token.
+      const notFound = err instanceof SignerFault && err.code === 'key_not_found';
+      if (notFound && this.tombstones.destroyedOf(wallet.blobHash, account.blobHash)) return;
       throw err;
     }
   }

@@ -23,6 +23,9 @@ import { checkStorePlacement } from '../../../signer/owner-policy/store-placemen
 import type { StoreLog } from '../../../signer/owner-policy/store-generation.js';
 import { startPrivatePostgres, type PrivatePostgres } from '../signer/private-postgres.js';
 
+/** Placement rules outside production mode: other roles are warned of, never refused. */
+const DEVELOPMENT_PLACEMENT = { production: false, acceptedRoles: [] };
+
 const run = promisify(execFile);
 const ROOT = path.resolve(import.meta.dirname, '../../..');
 const SCRIPT = path.join(ROOT, 'ops/compose/postgres-init/10-treasury-roles.sh');
@@ -162,6 +165,7 @@ describe("compose.yaml's PostgreSQL roles (ops/compose/postgres-init/, run throu
       openSpendLeaseMs: 0,
       lookBackSeconds: 60,
       log,
+      placement: DEVELOPMENT_PLACEMENT,
     });
     try {
       await store.prepare();

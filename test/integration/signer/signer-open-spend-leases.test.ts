@@ -17,7 +17,7 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { PgOwnerPolicyStore } from '../../../signer/owner-policy/pg-owner-policy-store.js';
 import { openDatabaseGate } from '../../support/database-outage.js';
 import { createSignerDatabase, testPostgres } from '../../support/test-database.js';
-import { outcome, PAYEE, signedPolicy } from './signer-test-helpers.js';
+import { DEVELOPMENT_PLACEMENT, outcome, PAYEE, signedPolicy } from './signer-test-helpers.js';
 import { useTwoSignersOnOneStore } from './two-signers-one-store.js';
 
 /** Longer than the default, so that a lease outlives a slow set_wallet_policy on a loaded machine. */
@@ -113,6 +113,7 @@ describe('spends recorded after release, at close with the store out of reach (t
       openSpendLeaseMs: 10_000,
       lookBackSeconds: 60,
       log,
+      placement: DEVELOPMENT_PLACEMENT,
     });
     let closed = false;
     try {

@@ -333,16 +333,18 @@ describe('treasury-signer process (SoftHSM)', function () {
     assert.deepEqual(await destroy(doomed.wallet_key_ref), { destroyed: true });
     assert.deepEqual(await destroy(doomed.wallet_key_ref), { destroyed: true }, 'destroy is retry-safe');
     await assert.rejects(sign(doomed, 8), isCode('key_destroyed'));
+    // As an account, the destroyed blob is no account at all: refused as any reference that is none (it does not
+    // say that a key was destroyed, to whoever holds its reference).
     const sameBlobAsAccount = doomed.wallet_key_ref.replace('p11:v1:wal:', 'p11:v1:acct:');
     await assert.rejects(
       signer.client.createWalletKey({ account_key_ref: doomed.wallet_key_ref }),
-      isCode('key_destroyed'),
+      isCode('key_not_found'),
     );
     await assert.rejects(
       signer.client.createWalletKey({ account_key_ref: sameBlobAsAccount }),
-      isCode('key_destroyed'),
+      isCode('key_not_found'),
     );
-    await assert.rejects(sign(doomed, 9, { account_key_ref: sameBlobAsAccount }), isCode('key_destroyed'));
+    await assert.rejects(sign(doomed, 9, { account_key_ref: sameBlobAsAccount }), isCode('key_not_found'));
     await sign(sibling, 10);
     await sign(wallet, 11);
     // A blob that is not a key of this account is not destroyed (nothing to tombstone): key_not_found.

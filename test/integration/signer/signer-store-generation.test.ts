@@ -16,6 +16,7 @@ import { StorePlacementError } from '../../../signer/owner-policy/store-placemen
 import { SignerFault } from '../../../signer/signer-error.js';
 import { createSignerDatabase, testPostgres } from '../../support/test-database.js';
 import {
+  DEVELOPMENT_PLACEMENT,
   ownerAuthority,
   signedPolicy,
   signerPolicyStore,
@@ -59,6 +60,7 @@ describe("the signer store's generation and placement", function () {
       openSpendLeaseMs: 0,
       lookBackSeconds: 60,
       log,
+      placement: DEVELOPMENT_PLACEMENT,
     });
     try {
       const first = signerPolicyStore(db.connectionString);
@@ -144,6 +146,7 @@ describe("the signer store's generation and placement", function () {
         openSpendLeaseMs: 0,
         lookBackSeconds: 60,
         log,
+        placement: DEVELOPMENT_PLACEMENT,
       });
       await store.prepare().finally(() => store.close());
       // Connected as a superuser to a database another role owns: both are reported (the owner may write the store).

@@ -28,6 +28,9 @@ import { startTestSigner } from '../../support/signer-harness.js';
 import type { SignerDatabase } from '../../support/test-database.js';
 import { startPrivatePostgres, type PrivatePostgres } from './private-postgres.js';
 
+/** Placement rules outside production mode: other roles are warned of, never refused. */
+const DEVELOPMENT_PLACEMENT = { production: false, acceptedRoles: [] };
+
 const STORE_DB = 'signer_store';
 const SIGNER_ROLE = 'signer_own';
 /** Production mode with its token list named (USDC on Base Sepolia). */
@@ -79,6 +82,7 @@ describe('who else can reach the signer store (store-placement.ts, a PostgreSQL 
       openSpendLeaseMs: 0,
       lookBackSeconds: 60,
       log,
+      placement: DEVELOPMENT_PLACEMENT,
     });
     await prepared.prepare().finally(() => prepared.close());
     assert.deepEqual(warned, [], 'a store only its role reaches starts without a word');

@@ -220,9 +220,18 @@ export const outcome = (p: Promise<unknown>) =>
     (err: SignerError) => err.code,
   );
 
+/** A signer's placement rules outside production mode: other roles are warned of, never refused. */
+export const DEVELOPMENT_PLACEMENT = Object.freeze({ production: false, acceptedRoles: [] });
+
 /** The signer's policy store over `connectionString`, without leases (its caller closes it). */
 export function signerPolicyStore(connectionString: string, poolMax = 1): PgOwnerPolicyStore {
-  return new PgOwnerPolicyStore({ connectionString, poolMax, openSpendLeaseMs: 0, lookBackSeconds: 60 });
+  return new PgOwnerPolicyStore({
+    connectionString,
+    poolMax,
+    openSpendLeaseMs: 0,
+    lookBackSeconds: 60,
+    placement: DEVELOPMENT_PLACEMENT,
+  });
 }
 
 /** A database and role for a signer's policy store, migrated as the signer does at start (dropped by `drop()`). */

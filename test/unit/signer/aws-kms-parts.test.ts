@@ -31,6 +31,7 @@ const N = secp256k1.Point.CURVE().n;
 const HALF_N = N >> 1n;
 const isFault = (code: string) => (e: unknown) => e instanceof SignerFault && e.code === code;
 const KEY_ID = '1234abcd-12ab-34cd-56ef-1234567890ab';
+const ACCOUNT_ID = 'a'.repeat(32);
 
 describe('AWS KMS backend: DER signatures and SPKI public keys', () => {
   it('turns 400 KMS-like DER signatures (high-S about half the time) into r‖s that finalise low-S and recover by viem', async () => {
@@ -413,8 +414,8 @@ describe('AWS KMS backend: sign rate and tombstones', () => {
       const file = path.join(dir, 'tombstones');
       const t = KmsTombstones.load(file);
       assert.ok(!t.has(KEY_ID));
-      t.record(KEY_ID);
-      t.record(KEY_ID);
+      t.record(KEY_ID, ACCOUNT_ID);
+      t.record(KEY_ID, ACCOUNT_ID);
       fs.appendFileSync(file, 'not a key id\n');
       const again = KmsTombstones.load(file);
       assert.ok(again.has(KEY_ID));
@@ -422,11 +423,18 @@ describe('AWS KMS backend: sign rate and tombstones', () => {
         fs
           .readFileSync(file, 'utf8')
           .split('\n')
-          .filter((l) => l === KEY_ID).length,
+          .filter((l) => l === `${KEY_ID} ${ACCOUNT_ID}`).length,
         1,
       );
       assert.equal(fs.statSync(file).mode & 0o777, 0o600);
       assert.ok(!KmsTombstones.load(undefined).has(KEY_ID));
+      // Told apart by account: destroyed to its own, not found to another; a line without an account to every one.
+      assert.equal(again.stateFor(KEY_ID, ACCOUNT_ID), 'destroyed');
+      assert.equal(again.stateFor(KEY_ID, 'f'.repeat(32)), 'of_another_account');
+      const legacy = '0f0f0f0f-1111-2222-3333-444444444444';
+      fs.appendFileSync(file, `${legacy}\n`);
+      assert.equal(KmsTombstones.load(file).stateFor(legacy, 'f'.repeat(32)), 'destroyed');
+      assert.equal(KmsTombstones.load(file).stateFor('0f0f0f0f-1111-2222-3333-555555555555', ACCOUNT_ID), 'live');
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
