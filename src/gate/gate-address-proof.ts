@@ -1,10 +1,12 @@
 /**
  * The gate proves its public address (GATE_PUBLIC_URL; docs/gate.md#the-gates-public-address) so the platform
  * lists its sellers in discovery there: it names the address to the platform (`POST /v1/gate/address`, the gate
- * bearer), keeps the token the platform answers (the account's), serves it at
- * `/.well-known/xx-gate-verification.txt` (gate-server.ts), then asks the platform to fetch that file from the
- * address (`POST /v1/gate/address/verify`). An attempt that fails (platform away, the address not reachable yet)
- * is tried again every GATE_REFRESH_MS until one succeeds; nothing here touches a buyer's request.
+ * bearer), with its GATE_BASE_DOMAIN when it has one, keeps the token the platform answers (the account's), serves
+ * it at `/.well-known/xx-gate-verification.txt` (gate-server.ts: on any `*.<GATE_BASE_DOMAIN>` host too), then asks
+ * the platform to fetch that file from the address and, with a base domain, from a random name under it
+ * (`POST /v1/gate/address/verify`). An attempt that fails (platform away, the address not reachable yet, the base
+ * domain not proven) is tried again every GATE_REFRESH_MS until one proves all it named; nothing here touches a
+ * buyer's request.
  *
  * Defends against: serving a token the platform did not issue (only the platform's reply, parsed with the shared
  * schema, sets it); the bearer in a log line. Does not defend against: a GATE_PUBLIC_URL that routes to another
@@ -12,13 +14,16 @@
  */
 import { boundedFetchJson, type FetchLike } from '../x402/bounded-fetch.js';
 import type { X402Logger } from '../x402/seller/x402-koa-options.js';
-import { gateAddressViewSchema, type GateAddressView } from '../shared/gate-address-schema.js';
+import type { z } from 'zod';
+import { gateAddressViewSchema } from '../shared/gate-address-schema.js';
 import type { GateConfig } from './gate-config.js';
 
 export interface GateAddressProofOptions {
   publicUrl: string;
   /** GATE_NETWORK: the catalogue lists the gate's sellers on this network only. */
   network: string;
+  /** GATE_BASE_DOMAIN: proven too, so buyers paying through Treasury may buy at `<slug>.<domain>`. */
+  baseDomain: string | undefined;
   apiUrl: string;
   token: string;
   fetch: FetchLike;
@@ -27,11 +32,15 @@ export interface GateAddressProofOptions {
   logger: X402Logger;
 }
 
+/** The platform's view; one that predates base domains (no `base_domain*` fields) is read as naming none. */
+const platformView = gateAddressViewSchema.partial({ base_domain: true, base_domain_verified_at: true });
+type PlatformView = z.infer<typeof platformView>;
+
 export class GateAddressProof {
   /** The token to serve; undefined until the platform issued it. */
   token: string | undefined;
-  /** The last verified view, once the platform verified the address. */
-  verified: GateAddressView | undefined;
+  /** The last view with the URL verified (its base domain's proof may still be pending). */
+  verified: PlatformView | undefined;
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
 
@@ -53,23 +62,41 @@ export class GateAddressProof {
     this.timer = undefined;
   }
 
-  /** One attempt: name the address (learning the token), then have the platform verify it. */
+  /**
+   * One attempt: name the address (learning the token), then have the platform verify it. Done when the URL is
+   * verified and, with a base domain, the domain too; a URL verified alone is kept (`verified`) and tried again.
+   */
   async attempt(): Promise<void> {
-    const { publicUrl: url, network } = this.options;
-    const named = await this.call('/v1/gate/address', { url, network });
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    const { publicUrl: url, network, baseDomain } = this.options;
+    const named = await this.call('/v1/gate/address', {
+      url,
+      network,
+      ...(baseDomain !== undefined ? { base_domain: baseDomain } : {}),
+    });
     if (named) this.token = named.token;
     const proven = named ? await this.call('/v1/gate/address/verify', undefined) : undefined;
     if (proven?.verified_at) {
       this.verified = proven;
-      this.options.logger.info({ url: proven.url }, 'gate: public address verified');
-      return;
+      if (baseDomain === undefined || proven.base_domain_verified_at) {
+        this.options.logger.info(
+          { url: proven.url, base_domain: proven.base_domain ?? undefined },
+          'gate: public address verified',
+        );
+        return;
+      }
+      this.options.logger.warn(
+        { url: proven.url, base_domain: baseDomain, code: proven.base_domain_error },
+        'gate: public address verified, base domain not proven; retrying',
+      );
     }
     if (this.stopped) return;
     this.timer = setTimeout(() => void this.attempt(), this.options.retryMs);
     this.timer.unref();
   }
 
-  private async call(path: string, body: unknown): Promise<GateAddressView | undefined> {
+  private async call(path: string, body: unknown): Promise<PlatformView | undefined> {
     const { apiUrl, token, timeoutMs, logger } = this.options;
     const result = await boundedFetchJson({
       fetch: this.options.fetch,
@@ -84,7 +111,7 @@ export class GateAddressProof {
       logger.warn({ path, cause: result.cause }, 'gate: public address call failed; retrying');
       return undefined;
     }
-    const view = gateAddressViewSchema.safeParse(result.json);
+    const view = platformView.safeParse(result.json);
     if (result.status === 200 && view.success) return view.data;
     const code = (result.json as { error_code?: unknown } | undefined)?.error_code;
     logger.warn(
@@ -105,6 +132,7 @@ export function createAddressProof(
   return new GateAddressProof({
     publicUrl: config.publicUrl,
     network: config.network,
+    baseDomain: config.baseDomain,
     apiUrl: config.apiUrl,
     token: config.token,
     fetch,

@@ -14,7 +14,7 @@
 import { z } from 'zod';
 import { ConfigError } from '../../base/config-error.js';
 import { envInt } from '../shared/env-int.js';
-import { canonicalGateUrl, gateBaseUrlSchema } from '../shared/gate-address-schema.js';
+import { canonicalGateUrl, gateBaseDomainSchema, gateBaseUrlSchema } from '../shared/gate-address-schema.js';
 import { isPlainHttpOffHost } from '../shared/plain-http-upstream.js';
 
 const port = z.coerce.number().int().min(0).max(65_535);
@@ -71,11 +71,10 @@ const envSchema = z.object({
   /**
    * Host routing: a request whose Host is `<slug>.<GATE_BASE_DOMAIN>` goes to that seller, whole path kept.
    * Otherwise (and always when unset) the first path segment is the seller's slug: `/<slug>/rest` → `/rest`.
+   * The shared schema (a lower-case DNS name of two labels or more, no IP literal): with GATE_PUBLIC_URL the gate
+   * names it to the platform, which proves it (docs/gate.md#the-gates-public-address).
    */
-  GATE_BASE_DOMAIN: z
-    .string()
-    .regex(/^[a-z0-9.-]{1,253}$/)
-    .optional(),
+  GATE_BASE_DOMAIN: gateBaseDomainSchema.optional(),
   /**
    * The gate's public base URL (scheme, host, optional port; https in production), proven to the platform so the
    * public catalogue lists the account's sellers at `<url>/<slug>` (docs/gate.md#the-gates-public-address).

@@ -7,7 +7,8 @@
  *      catalogue), `GET /metrics` unless GATE_METRICS_PORT gives it a listener of its own (then it is routed as
  *      any other path: 404 `gate_seller_not_found`), and with GATE_PUBLIC_URL
  *      `GET /.well-known/xx-gate-verification.txt` (the account's token, once the platform issued it:
- *      gate-address-proof.ts);
+ *      gate-address-proof.ts) — that one on every `<label>.<GATE_BASE_DOMAIN>` host too, before the label is
+ *      read as a slug (the platform proves the base domain at a random label; no seller sells that path by host);
  *   3. the seller, by host or path prefix (gate-router.ts); none → 404 `gate_seller_not_found`; no catalogue
  *      yet → 503 `gate_not_ready` with `Retry-After: 5`;
  *   4. the request body, read and counted whatever the method (request-body.ts): over the cap → 413
@@ -65,6 +66,13 @@ export interface GateServerDeps {
   uptime?: UptimeBuckets | undefined;
 }
 
+/** GET GATE_VERIFICATION_PATH: the account's token (404 before the platform issued one). */
+function answerVerification(deps: GateServerDeps, res: ServerResponse): void {
+  const token = deps.address?.token;
+  if (!token) return writeGateError(res, 'gate_seller_not_found');
+  res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' }).end(`${token}\n`);
+}
+
 async function ownRoute(deps: GateServerDeps, req: IncomingMessage, res: ServerResponse): Promise<boolean> {
   if (req.method !== 'GET') return false;
   if (req.url === '/livez') {
@@ -82,12 +90,7 @@ async function ownRoute(deps: GateServerDeps, req: IncomingMessage, res: ServerR
     return true;
   }
   if (req.url === GATE_VERIFICATION_PATH) {
-    const token = deps.address?.token;
-    if (!token) writeGateError(res, 'gate_seller_not_found');
-    else
-      res
-        .writeHead(200, { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' })
-        .end(`${token}\n`);
+    answerVerification(deps, res);
     return true;
   }
   if (req.url === '/metrics' && !deps.config.metricsListener) {
@@ -133,6 +136,10 @@ export async function handleGateRequest(
   if (!target.ok) return writeGateError(res, 'gate_path_refused', { connection: 'close' });
   const routed = routeRequest(target, req.headers.host, config.baseDomain);
   if ((!routed || routed.by === 'prefix') && (await ownRoute(deps, req, res))) return;
+  // Any `<label>.<GATE_BASE_DOMAIN>` serves the token before its label is read as a slug: the platform proves the
+  // base domain at a random label (src/api/sellers/gate-address/gate-address-service.ts).
+  if (routed?.by === 'host' && req.method === 'GET' && req.url === GATE_VERIFICATION_PATH)
+    return answerVerification(deps, res);
   if (!routed) return writeGateError(res, 'gate_seller_not_found');
   const seller = sellerOf(deps, res, routed);
   if (!seller) return;

@@ -2,8 +2,8 @@
  * Reads the sellers that hold a payee, in one prepared statement, and where each of them was proven to sell
  * (../challenge-origin-binding.ts decides on it): the seller whose collection wallet the address is on the network
  * (platform_collection_wallets, unique per network and address), every seller that proved it as a pay-to
- * (sellers_pay_to), each with its origin and whether it is verified, and for a managed-proxy seller its account's
- * gate address and whether that is verified.
+ * (sellers_pay_to), each with its origin and whether it is verified, its slug, and for a managed-proxy seller its
+ * account's gate address and base domain and whether each is verified.
  *
  * Defends: an unbounded read (at most MAX_PAYEE_OWNERS + 1 owners, the extra one only to say there were more); a
  * payee spelled in another case missing its owners (an EVM address is compared lower-case, as both tables store
@@ -16,7 +16,8 @@ import { runStatement } from '../../db/wallet-transaction.js';
 import { MAX_PAYEE_OWNERS, type PayeeOwner } from '../challenge-origin-binding.js';
 
 const PAYEE_OWNERS_SQL = `SELECT s.id AS seller_id, s.protocol, s.origin, s.verified_at IS NOT NULL AS origin_verified,
-       g.url AS gate_url, g.verified_at IS NOT NULL AS gate_verified
+       s.slug, g.url AS gate_url, g.verified_at IS NOT NULL AS gate_verified,
+       g.base_domain AS gate_base_domain, g.base_domain_verified_at IS NOT NULL AS gate_base_domain_verified
   FROM (SELECT seller_id FROM platform_collection_wallets WHERE network = ? AND address = ?
         UNION
         SELECT seller_id FROM sellers_pay_to WHERE address = ?
@@ -30,8 +31,11 @@ interface OwnerRow {
   protocol: string;
   origin: string | null;
   origin_verified: boolean;
+  slug: string;
   gate_url: string | null;
   gate_verified: boolean;
+  gate_base_domain: string | null;
+  gate_base_domain_verified: boolean;
 }
 
 /** A payee as its owners' rows store it: an EVM address lower-case, a base58 one as spelled. */
@@ -47,7 +51,7 @@ export class PgPayeeOwners {
       this.knex,
       PAYEE_OWNERS_SQL,
       [network, payee, payee],
-      'treasury_payee_owners_v1',
+      'treasury_payee_owners_v2',
     );
     const owners = rows.slice(0, MAX_PAYEE_OWNERS).map((r) => ({
       sellerId: r.seller_id,
@@ -56,6 +60,9 @@ export class PgPayeeOwners {
       originVerified: r.origin_verified,
       gateUrl: r.gate_url,
       gateVerified: r.gate_verified,
+      slug: r.slug,
+      gateBaseDomain: r.gate_base_domain,
+      gateBaseDomainVerified: r.gate_base_domain_verified,
     }));
     return { owners, truncated: rows.length > MAX_PAYEE_OWNERS };
   }

@@ -30,7 +30,8 @@ export const GATE_ADDRESS_CATALOG: CatalogEntry[] = [
     method: 'POST',
     path: '/v1/gate/address/verify',
     operationId: 'verifyGateAddress',
-    summary: "Verify the gate's address via /.well-known/xx-gate-verification.txt (listed in discovery once verified)",
+    summary:
+      "Verify the gate's address (and base domain, at a random name under it) via /.well-known/xx-gate-verification.txt (listed in discovery once verified)",
     auth: 'gate',
     replies: { 200: gateAddressViewSchema },
     errors: [

@@ -2,11 +2,13 @@
  * The gate's public address (docs/gate.md#the-gates-public-address), all taking a PAT with the gate scope and
  * all scoped to that PAT's account (./gate-address-service.ts):
  *   GET  /v1/gate/address          the account's gate address, its token and whether it is verified;
- *   POST /v1/gate/address          names the address (`{url}`); a new one is unproven;
- *   POST /v1/gate/address/verify   the platform fetches the token from the address and marks it verified.
+ *   POST /v1/gate/address          names the address (`{url, network, base_domain?}`); a new one is unproven;
+ *   POST /v1/gate/address/verify   the platform fetches the token from the address (and from a random name under
+ *                                  the base domain) and marks it verified.
  *
  * Defends: a tenant setting or proving another account's gate address (the account is the bearer's, never a
- * parameter); a bearer without the gate scope (403); a malformed or unbounded URL (400, the shared schema).
+ * parameter); a bearer without the gate scope (403); a malformed or unbounded URL or base domain (400, the shared
+ * schema).
  * Does not defend: what the proof proves (./gate-address-service.ts).
  */
 import Router from '@koa/router';

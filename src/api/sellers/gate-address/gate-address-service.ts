@@ -7,15 +7,28 @@
  * The public catalogue lists the account's managed-proxy sellers at a verified address only
  * (src/api/discovery/discovery-store.ts).
  *
+ *
+ * A gate that routes by host (GATE_BASE_DOMAIN) names its base domain too; once the URL is verified, the same call
+ * fetches the token from `<scheme>://<random label>.<base domain>[:<port>]/.well-known/xx-gate-verification.txt`
+ * (the URL's scheme and port; a label of 20 hex digits from the CSPRNG, new each time, so only a name that answers
+ * for the whole domain — a wildcard record pointing at this account's gate — proves it) under the same rules, and
+ * marks the domain verified (src/api/pay/challenge-origin-binding.ts then binds the account's managed-proxy
+ * payees to `<slug>.<domain>` too). The two proofs are independent: a URL verified while its domain is not stays
+ * verified (the answer is 200, `base_domain_verified_at` null, `base_domain_error` the domain's error code); a URL
+ * that fails is answered with its error and the domain is not tried.
+ *
  * Defends: an account listing its sellers at an address it does not control (someone else's host, another
- * account's gate: the token is per account); a production address over plain HTTP; an address changed after
- * its proof staying listed (a new URL is unproven). Does not defend: an address that changes hands after it was
- * proven (prove again to refresh; nothing re-checks it on a timer).
+ * account's gate: the token is per account); an account proving a domain where one fixed name, not every name,
+ * answers with its token (the label is random), or a domain another account's gate serves (that gate serves its
+ * own account's token); a production address over plain HTTP; an address or domain changed after its proof
+ * staying listed or bound (a new URL or domain is unproven). Does not defend: an address or domain that changes
+ * hands after it was proven (prove again to refresh; nothing re-checks it on a timer).
  */
 import { randomBytes } from 'node:crypto';
 import {
   canonicalGateUrl,
   GATE_VERIFICATION_PATH,
+  hostRoutedOrigin,
   type GateAddressBody,
   type GateAddressView,
 } from '../../../shared/gate-address-schema.js';
@@ -25,8 +38,11 @@ import type { GateAddressRow, PgGateAddressStore } from './gate-address-store.js
 
 const MAX_BYTES = 4096;
 
+/** Hex digits of the random label a base domain is proven at (10 bytes from the CSPRNG). */
+const LABEL_BYTES = 10;
+
 export interface GateAddressServiceDeps {
-  store: Pick<PgGateAddressStore, 'find' | 'set' | 'markVerified'>;
+  store: Pick<PgGateAddressStore, 'find' | 'set' | 'markVerified' | 'markBaseDomainVerified'>;
   clock: () => Date;
   outbound: OriginFetchOptions;
   /** Production mode: the address must be https. */
@@ -41,7 +57,17 @@ function viewOf(row: GateAddressRow): GateAddressView {
     path: GATE_VERIFICATION_PATH,
     token: row.verification_token,
     verified_at: row.verified_at?.toISOString() ?? null,
+    base_domain: row.base_domain,
+    base_domain_verified_at: row.base_domain_verified_at?.toISOString() ?? null,
   };
+}
+
+/** Where a base domain is proven: the verification file at a fresh random label under it, as the URL names it. */
+function baseDomainFile(url: string, baseDomain: string): URL {
+  const origin = hostRoutedOrigin(url, baseDomain, randomBytes(LABEL_BYTES).toString('hex'));
+  // The stored URL and domain passed the shared schemas: a hex label under them is always a host name.
+  if (origin === undefined) throw new AppError('internal_error');
+  return new URL(GATE_VERIFICATION_PATH, origin);
 }
 
 export class GateAddressService {
@@ -59,28 +85,55 @@ export class GateAddressService {
     if (this.deps.requireHttps && !url.startsWith('https://'))
       throw new AppError('invalid_request', { message: "The gate's public address must be https in production." });
     const token = `xx-gate-${randomBytes(16).toString('hex')}`;
-    return viewOf(await this.deps.store.set(accountId, { url, network: body.network }, token));
+    const address = { url, network: body.network, baseDomain: body.base_domain ?? null };
+    return viewOf(await this.deps.store.set(accountId, address, token));
   }
 
-  /** Fetches the account's verification file from its gate address and marks that address verified. */
+  /**
+   * Fetches the account's verification file from its gate address and marks that address verified; then, with a
+   * base domain, from a random name under it, and marks the domain verified (or says why not: see the header).
+   */
   async verify(accountId: string): Promise<GateAddressView> {
     const row = await this.deps.store.find(accountId);
     if (!row) throw new AppError('gate_address_not_set');
     const file = new URL(GATE_VERIFICATION_PATH, row.url);
+    await this.fetchToken(file, row.verification_token);
+    const marked = await this.deps.store.markVerified(accountId, row.url, this.deps.clock());
+    if (!marked)
+      throw new AppError('gate_verification_token_mismatch', {
+        message: "The gate's address changed while it was being verified; verify the new address.",
+        fields: { expected_file: file.toString() },
+      });
+    if (marked.base_domain === null) return viewOf(marked);
+    return this.verifyBaseDomain(accountId, { ...marked, base_domain: marked.base_domain });
+  }
+
+  /** The base domain's proof, the URL's standing: the view with it verified, or with the error that refused it. */
+  private async verifyBaseDomain(
+    accountId: string,
+    row: GateAddressRow & { base_domain: string },
+  ): Promise<GateAddressView> {
+    const address = { url: row.url, baseDomain: row.base_domain };
+    try {
+      await this.fetchToken(baseDomainFile(row.url, row.base_domain), row.verification_token);
+    } catch (err) {
+      if (!(err instanceof AppError) || err.code === 'internal_error') throw err;
+      return { ...viewOf(row), base_domain_error: err.code };
+    }
+    const marked = await this.deps.store.markBaseDomainVerified(accountId, address, this.deps.clock());
+    // Changed meanwhile: the new URL or domain is unproven; answer what is stored now.
+    if (!marked) return this.read(accountId);
+    return viewOf(marked);
+  }
+
+  /** GETs `file` under the origin verifier's rules; refused unless a white-space separated word of it is `token`. */
+  private async fetchToken(file: URL, token: string): Promise<void> {
     const body = await guardedFetchText(file, {
       ...this.deps.outbound,
       maxBytes: MAX_BYTES,
       notFound: 'gate_verification_not_found',
     });
-    const expected_file = file.toString();
-    if (!body.split(/\s+/).includes(row.verification_token))
-      throw new AppError('gate_verification_token_mismatch', { fields: { expected_file } });
-    const marked = await this.deps.store.markVerified(accountId, row.url, this.deps.clock());
-    if (!marked)
-      throw new AppError('gate_verification_token_mismatch', {
-        message: "The gate's address changed while it was being verified; verify the new address.",
-        fields: { expected_file },
-      });
-    return viewOf(marked);
+    if (!body.split(/\s+/).includes(token))
+      throw new AppError('gate_verification_token_mismatch', { fields: { expected_file: file.toString() } });
   }
 }
