@@ -2,13 +2,14 @@
  * The signatures the signer takes as a policy authority's word (docs/adr/0012-owner-signed-policies.md): the
  * owner's own sign-in when an account is made — SIWE (EIP-191, recovered to the address the message names) or
  * SIWS (Ed25519 over the message, by the key the message names) — and each signed policy document: EIP-712
- * from an EVM authority (policy/signed-policy.ts), the Ed25519-signed statement from a Solana one
- * (policy/policy-statement.ts).
+ * from an EVM authority (policy/signed-policy.ts), in the form the document names (the policy's hash or its
+ * text), the Ed25519-signed statement from a Solana one (policy/policy-statement.ts).
  *
  * Defends: an owner named with a sign-in another key made or that names another address; a document signed by
  * anyone but the expected authority, or signed in the other curve's form (an Ed25519 signature never stands for
- * an EVM authority, nor the reverse). Does not defend: which sign-in is the account owner's (the front's word,
- * see the ADR) or whether the document's version rises (./owner-policies.ts).
+ * an EVM authority, nor the reverse); an EIP-712 signature read under another form than the one named (it is
+ * recovered under that form only, never tried under both). Does not defend: which sign-in is the account owner's
+ * (the front's word, see the ADR) or whether the document's version rises (./owner-policies.ts).
  */
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { base58 } from '@scure/base';
@@ -17,7 +18,7 @@ import { parseSignInMessage } from '@solana/wallet-standard-util';
 import { getAddress, hexToBytes, recoverTypedDataAddress, verifyMessage, type Hex } from 'viem';
 import { parseSiweMessage } from 'viem/siwe';
 import { policyStatementBytes } from '../../policy/policy-statement.js';
-import { policyTypedData, type PolicyDocumentInput } from '../../policy/signed-policy.js';
+import { policyTextTypedData, policyTypedData, type PolicyDocumentInput } from '../../policy/signed-policy.js';
 import type { AuthorityRequest, SetWalletPolicyParams } from '../protocol/owner-policy-protocol.js';
 
 type OwnerRequest = Extract<AuthorityRequest, { kind: 'owner' }>;
@@ -79,13 +80,19 @@ function documentOf(params: SetWalletPolicyParams): PolicyDocumentInput {
   return { wallet: params.address, policy: params.policy, version: params.version, issuedAt: params.issued_at };
 }
 
-/** Reads the document's signature: 65 bytes are EIP-712 (recovered now), 64 bytes Ed25519 (checked per authority). */
+/**
+ * Reads the document's signature: 65 bytes are EIP-712, recovered now under the form the document names (absent:
+ * `policy_hash`); 64 bytes Ed25519 (checked per authority; the caller refuses a `policy_text` form beside them).
+ */
 export async function readPolicySignature(params: SetWalletPolicyParams): Promise<PolicySignature> {
   if (params.signature.length === 2 + 128) return { curve: 'ed25519' };
-  const recovered = await recoverTypedDataAddress({
-    ...policyTypedData(documentOf(params)),
-    signature: params.signature as Hex,
-  }).catch(() => null);
+  const document = documentOf(params);
+  const signature = params.signature as Hex;
+  const recovering =
+    params.form === 'policy_text'
+      ? recoverTypedDataAddress({ ...policyTextTypedData(document), signature })
+      : recoverTypedDataAddress({ ...policyTypedData(document), signature });
+  const recovered = await recovering.catch(() => null);
   return { curve: 'secp256k1', recovered };
 }
 

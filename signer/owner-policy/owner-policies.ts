@@ -18,6 +18,7 @@
  * whoever signs first: it is the approver's (`NO_ACCOUNT_AUTHORITY`).
  * And policy state kept for an address whose key the signer does not hold (a made-up one, to grow its store): refused
  * before any write (./held-wallet-keys.ts).
+ * And an Ed25519 signature named as the `policy_text` form (`rule: signature_form`): that form is EIP-712's only.
  * Does not defend: the capability caps (the capability is the front's word, which the signer cannot check:
  * they are left out here and stay the API's), wallets that have no signed policy yet (the signer's ceilings
  * only), whom the front names as owner when an account is made (the ADR says what that leaves), and a wallet the
@@ -31,7 +32,7 @@ import { parsePolicy } from '../../policy/parse-policy.js';
 import { POLICY_LIMITS } from '../../policy/policy-schema.js';
 import { policyWindows, velocityWindowStart } from '../../policy/policy-windows.js';
 import type { ParsedPolicy, Violation } from '../../policy/policy-types.js';
-import { policyDocumentHash } from '../../policy/signed-policy.js';
+import { DEFAULT_POLICY_SIGNATURE_FORM, policyDocumentHash } from '../../policy/signed-policy.js';
 import type {
   AuthorityRequest,
   GetWalletPolicyResult,
@@ -227,6 +228,11 @@ export class OwnerPolicies {
       );
     }
     const read = await readPolicySignature(params);
+    // The text form is an EIP-712 form: an Ed25519 statement has one spelling only (policy/policy-statement.ts).
+    if (read.curve === 'ed25519' && params.form === 'policy_text')
+      throw new SignerFault('policy_signature_invalid', 'an Ed25519 policy signature has no policy_text form', {
+        rule: 'signature_form',
+      });
     if (read.curve === 'secp256k1' && !read.recovered)
       throw new SignerFault('policy_signature_invalid', 'the policy signature does not recover', { rule: 'signature' });
     await this.assertHeld(params.address, params.wallet_key, prove);
@@ -251,8 +257,8 @@ export class OwnerPolicies {
           );
         }
         assertNextDocument(params, record.current);
-        // The history names the address that signed (an approver's is not pinned on the wallet).
-        return { authority, policy, signedBy: expected };
+        // The history names the address that signed (an approver's is not pinned on the wallet) and the form.
+        return { authority, policy, signedBy: expected, form: params.form ?? DEFAULT_POLICY_SIGNATURE_FORM };
       }),
     );
     return {

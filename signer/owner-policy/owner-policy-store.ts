@@ -12,6 +12,7 @@
  */
 import type { WalletPolicy } from '../../policy/policy-schema.js';
 import type { SpendState } from '../../policy/policy-types.js';
+import type { PolicySignatureForm } from '../../policy/signed-policy.js';
 import type { PolicyAuthority } from '../protocol/owner-policy-protocol.js';
 
 /** A signed policy as the signer holds it. */
@@ -88,12 +89,18 @@ export interface OwnerPolicyStore {
   wallet(address: string): Promise<WalletRecord | undefined>;
   /**
    * Under the wallet's row lock (made if missing): `decide` sees the record and returns the new policy, the
-   * authority to keep and the address that signed the document (the history's; an approver's is not pinned on
-   * the wallet), or throws; the new policy and its history row are committed before this resolves.
+   * authority to keep, the address that signed the document and the form its signature is in (both the history's:
+   * an approver's address is not pinned on the wallet, and the form is what the signature is checked again under;
+   * absent, `policy_hash`), or throws; the new policy and its history row are committed before this resolves.
    */
   setPolicy(
     address: string,
-    decide: (record: WalletRecord) => { authority: PolicyAuthority; policy: StoredPolicy; signedBy: string },
+    decide: (record: WalletRecord) => {
+      authority: PolicyAuthority;
+      policy: StoredPolicy;
+      signedBy: string;
+      form?: PolicySignatureForm;
+    },
   ): Promise<{ authority: PolicyAuthority; policy: StoredPolicy }>;
   /**
    * A wallet with a signed policy: under its row lock, `decide` sees the policy and the spend state the query

@@ -232,7 +232,7 @@ export class PgOwnerPolicyStore implements OwnerPolicyStore {
 
   async setPolicy(
     address: string,
-    decide: (record: WalletRecord) => { authority: PolicyAuthority; policy: StoredPolicy; signedBy: string },
+    decide: Parameters<OwnerPolicyStore['setPolicy']>[1],
   ): Promise<{ authority: PolicyAuthority; policy: StoredPolicy }> {
     const key = stored(address);
     // This process's spends of the wallet recorded after release are written first, and no more are (until done).
@@ -258,7 +258,7 @@ export class PgOwnerPolicyStore implements OwnerPolicyStore {
   private async storePolicy(
     client: pg.PoolClient,
     key: string,
-    decide: (record: WalletRecord) => { authority: PolicyAuthority; policy: StoredPolicy; signedBy: string },
+    decide: Parameters<OwnerPolicyStore['setPolicy']>[1],
     raise: () => Promise<void>,
   ): Promise<{ authority: PolicyAuthority; policy: StoredPolicy }> {
     // The counter before the row, as every statement of the store takes them (./spend-statements.ts `lockWallets`).
@@ -297,10 +297,9 @@ export class PgOwnerPolicyStore implements OwnerPolicyStore {
     // The insert waits for nothing (the wallet's row is locked above): the generation is still held only till commit.
     await raise();
     await client.query(
-      `INSERT INTO signer_policy_history
-              (address, policy, version, policy_hash, issued_at, signature, authority_kind, authority_address)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-      [key, ...document, authority.kind, stored(decided.signedBy)],
+      `INSERT INTO signer_policy_history (address, policy, version, policy_hash, issued_at, signature, authority_kind,
+              authority_address, signature_form) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+      [key, ...document, authority.kind, stored(decided.signedBy), decided.form ?? 'policy_hash'],
     );
     return decided;
   }

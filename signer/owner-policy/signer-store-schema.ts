@@ -268,6 +268,21 @@ const MIGRATIONS: readonly Migration[] = [
       `);
     },
   },
+  {
+    // The EIP-712 form each accepted document's signature is over (policy/signed-policy.ts): the policy's hash, or its
+    // text. Without it a kept signature could be checked again only by trying both forms. Every row before this one
+    // is of the hash form (a constant default: no table rewrite); the text form is only ever a 65-byte signature's.
+    name: '0011_policy_signature_form',
+    async up(knex) {
+      await knex.raw(`
+        ALTER TABLE signer_policy_history
+          ADD COLUMN signature_form text NOT NULL DEFAULT 'policy_hash'
+            CHECK (signature_form IN ('policy_hash', 'policy_text')),
+          ADD CONSTRAINT signer_policy_history_text_form_check
+            CHECK (signature_form = 'policy_hash' OR length(signature) = 132);
+      `);
+    },
+  },
 ];
 
 /** knex's migration source over the list above. */

@@ -2,7 +2,8 @@
  * The dashboard in a real browser: Debian's Chromium (/usr/bin/chromium, or TREASURY_TEST_CHROMIUM) driven by
  * playwright-core, with the test Treasury's public host (http://treasury.test, the origin sign-in messages
  * must name) mapped to its loopback port, so the pages run on the origin the API expects. Also: a fake
- * EIP-1193 wallet backed by a viem local account (the browser asks Node to sign), axe-core evaluated in the
+ * EIP-1193 wallet backed by a viem local account (the browser asks Node to sign, and each typed-data request is
+ * kept for the test to read: `typedDataRequests`), axe-core evaluated in the
  * page (through the debugging protocol, so the page's CSP stays enforced), and screenshots into
  * .build/screenshots/dashboard/ (git-ignored).
  */
@@ -74,18 +75,30 @@ async function signTypedDataV4(account: PrivateKeyAccount, address: string, json
   return account.signTypedData({ domain: data.domain, types, primaryType: data.primaryType, message });
 }
 
+/** Each page's `eth_signTypedData_v4` requests, as the page sent them (the typed data's JSON parsed). */
+const typedDataAsked = new WeakMap<Page, Array<{ address: string; typedData: unknown }>>();
+
+/** The `eth_signTypedData_v4` requests the page made of its fake wallet so far, in order (see `installFakeWallet`). */
+export function typedDataRequests(page: Page): ReadonlyArray<{ address: string; typedData: unknown }> {
+  return typedDataAsked.get(page) ?? [];
+}
+
 /**
  * A browser wallet (window.ethereum) holding `account`: it answers eth_requestAccounts, eth_chainId (Base
  * Sepolia), personal_sign and eth_signTypedData_v4, signing in Node with the viem account (real signatures,
- * which the API and the signer verify). Installed before any page script runs.
+ * which the API and the signer verify). Installed before any page script runs. Each typed-data request is kept
+ * (`typedDataRequests`).
  */
 export async function installFakeWallet(page: Page, account: PrivateKeyAccount): Promise<void> {
+  const asked: Array<{ address: string; typedData: unknown }> = [];
+  typedDataAsked.set(page, asked);
   await page.exposeBinding('__treasuryTestSign', (_source, hex: `0x${string}`) =>
     account.signMessage({ message: { raw: hex } }),
   );
-  await page.exposeBinding('__treasuryTestSignTypedData', (_source, address: string, json: string) =>
-    signTypedDataV4(account, address, json),
-  );
+  await page.exposeBinding('__treasuryTestSignTypedData', (_source, address: string, json: string) => {
+    asked.push({ address, typedData: JSON.parse(json) as unknown });
+    return signTypedDataV4(account, address, json);
+  });
   // A string, not a function: the test project compiles without the DOM library.
   await page.addInitScript(`(() => {
     const address = ${JSON.stringify(account.address)};

@@ -3,9 +3,10 @@
  * with what the signer holds (`owner_policy`, read from the signer: ./read-owner-policy.ts), and PUT
  * /v1/wallets/{id}/policy/signed — the document goes to the signer (`set_wallet_policy`), which verifies it
  * against the wallet's policy authority and its version; only once the signer accepted it is the policy
- * stored with its version, issued_at, signature and authority, and a `policy.signed` audit row carrying the
- * signature, in one transaction under the wallet's lock. Every accepted document is stored and audited, the
- * same policy under a newer version too: the signer already holds it, and the stored version must follow.
+ * stored with its version, issued_at, signature (and the EIP-712 form it is over) and authority, and a
+ * `policy.signed` audit row carrying the signature and its form, in one transaction under the wallet's lock. Every
+ * accepted document is stored and audited, the same policy under a newer version too: the signer already holds
+ * it, and the stored version must follow. The form is relayed to the signer as the owner named it.
  *
  * Defends: a policy stored as signed that the signer did not accept; an older accepted document overwriting a
  * newer one stored meanwhile (409 `policy_version_stale`); a document stored for an address the wallet no
@@ -15,6 +16,7 @@
 import type { SetWalletPolicyResult } from '../../../signer/protocol/signer-protocol.js';
 import { counterpartyKey } from '../../../policy/counterparty-address.js';
 import type { WalletPolicy as WalletPolicyDocument } from '../../../policy/policy-schema.js';
+import { DEFAULT_POLICY_SIGNATURE_FORM, type PolicySignatureForm } from '../../../policy/signed-policy.js';
 import { AppError } from '../errors/app-error.js';
 import type { TreasuryMetrics } from '../metrics/treasury-metrics.js';
 import type { AccountService } from '../platform/account-service.js';
@@ -31,6 +33,8 @@ export interface SignedPolicyInput {
   version: number;
   issued_at: number;
   signature: string;
+  /** The EIP-712 form the signature is over (policy/signed-policy.ts); absent: `policy_hash`. */
+  form?: PolicySignatureForm;
 }
 
 export interface OwnerPolicyServiceDeps {
@@ -71,6 +75,8 @@ export class OwnerPolicyService {
         version: input.version,
         issued_at: input.issued_at,
         signature: input.signature,
+        // Relayed as the owner named it: the signer recovers the signature under this form only.
+        ...(input.form === undefined ? {} : { form: input.form }),
       }),
     );
     const row = await this.count(() =>
@@ -81,6 +87,7 @@ export class OwnerPolicyService {
           version: accepted.version,
           issuedAt: input.issued_at,
           signature: input.signature,
+          form: input.form ?? DEFAULT_POLICY_SIGNATURE_FORM,
           authority: accepted.authority,
         };
         return {
@@ -133,6 +140,7 @@ function signedPayload(previous: Record<string, unknown>, input: SignedPolicyInp
     issued_at: input.issued_at,
     policy_hash: accepted.policy_hash,
     signature: input.signature,
+    form: input.form ?? DEFAULT_POLICY_SIGNATURE_FORM,
     authority: accepted.authority,
   };
 }

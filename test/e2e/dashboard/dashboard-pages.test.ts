@@ -6,8 +6,10 @@
  * - Wallet: the policy editor names a mistake with its field as the API's schema does, saves a per-payment
  *   cap, and the live dry run shows the rule that refuses a larger payment and the headroom left; real
  *   payments then appear in the recent decisions (the refused one with its pd_ id and rule) and the audit
- *   trail shows its chain verified. Under the policy the page signed, revoking shows the API's refusal
- *   (key_destruction_not_allowed) and how to allow it; the wallet stays.
+ *   trail shows its chain verified. The page asks the browser wallet to sign the policy spelled out (the
+ *   `policy_text` form: domain version "2", the canonical JSON as a string) and the signer enforces it. Under the
+ *   policy the page signed, revoking shows the API's refusal (key_destruction_not_allowed) and how to allow it;
+ *   the wallet stays.
  * - Treasury PATs the pages mint for an owner: the overview's rows, loading at once, share one "dashboard" PAT
  *   for the account, and Sign out leaves none live; a tab closed while signed in leaves its PAT no longer than
  *   its session; a wallet sign-in after a CLI handoff logs the exchanged session out.
@@ -24,7 +26,16 @@ import { createX402Buyer, TreasuryClient } from 'treasury/sdk';
 import { startDemoSeller, type DemoSeller } from '../../../ops/sandbox/demo-seller.js';
 import { anvilDevAccount } from '../../support/chain-harness.js';
 import { paymentRequirements } from '../../builders/payment-requirements.js';
-import { installFakeWallet, newDashboardPage, PUBLIC_ORIGIN, screenshot } from '../../support/dashboard-browser.js';
+import { canonicalJson } from '../../../base/canonical-json.js';
+import { normalizePolicy } from '../../../policy/normalize-policy.js';
+import { walletPolicySchema } from '../../../policy/policy-schema.js';
+import {
+  installFakeWallet,
+  newDashboardPage,
+  PUBLIC_ORIGIN,
+  screenshot,
+  typedDataRequests,
+} from '../../support/dashboard-browser.js';
 import {
   askForHandoff,
   handoffLink,
@@ -160,6 +171,24 @@ describe('dashboard pages (Chromium)', function () {
     try {
       await signFirstPolicyOnWalletPage(page, owner.key, wallet.id, '{"per_tx_cap_usd": "0.5"}');
       assert.equal(await page.getByRole('button', { name: 'Save without signing' }).count(), 0);
+      // The wallet was shown the policy spelled out (the policy_text form), not a hash to sign blind.
+      const asked = typedDataRequests(page);
+      assert.equal(asked.length, 1);
+      const typed = asked[0]!.typedData as {
+        domain: unknown;
+        types: { WalletPolicy: unknown };
+        message: Record<string, string>;
+      };
+      assert.deepEqual(typed.domain, { name: 'Treasury wallet policy', version: '2' });
+      assert.deepEqual(typed.types.WalletPolicy, [
+        { name: 'wallet', type: 'string' },
+        { name: 'policy', type: 'string' },
+        { name: 'version', type: 'uint64' },
+        { name: 'issuedAt', type: 'uint64' },
+      ]);
+      const shown = canonicalJson(normalizePolicy(walletPolicySchema.parse({ per_tx_cap_usd: '0.5' })));
+      assert.deepEqual([typed.message.policy, typed.message.version], [shown, '1']);
+      assert.equal(typed.message.policyHash, undefined);
       await screenshot(page, 'wallet-owner-signed');
       // The signed policy does not allow the key's destruction: revoking shows the API's refusal and how to allow it.
       const retire = page.locator('section[aria-labelledby="retire-title"]');

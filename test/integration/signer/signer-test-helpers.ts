@@ -16,7 +16,7 @@ import type { PrivateKeyAccount } from 'viem/accounts';
 import { createSiweMessage } from 'viem/siwe';
 import type { WalletPolicyInput } from '../../../policy/policy-schema.js';
 import { policyStatementBytes } from '../../../policy/policy-statement.js';
-import { policyTypedData } from '../../../policy/signed-policy.js';
+import { policyTextTypedData, policyTypedData } from '../../../policy/signed-policy.js';
 import { SignerError } from '../../../signer/protocol/signer-client.js';
 import { encodeFrame, FrameDecoder } from '../../../signer/protocol/frame-codec.js';
 import { startTestSigner, type TestSigner } from '../../support/signer-harness.js';
@@ -188,6 +188,16 @@ function policyDocument(fields: ReturnType<typeof policyFields>, signature: stri
 export async function signedPolicy(by: PrivateKeyAccount, wallet: string, policy: WalletPolicyInput, version = 1) {
   const fields = policyFields(wallet, policy, version);
   return policyDocument(fields, await by.signTypedData(policyTypedData(fields)));
+}
+
+/**
+ * A set_wallet_policy document as `signedPolicy` makes it, signed by `by` in the `policy_text` form (the policy spelled
+ * out, domain version "2") and naming it.
+ */
+export async function textSignedPolicy(by: PrivateKeyAccount, wallet: string, policy: WalletPolicyInput, version = 1) {
+  const fields = policyFields(wallet, policy, version);
+  const signature = await by.signTypedData(policyTextTypedData(fields));
+  return { ...policyDocument(fields, signature), form: 'policy_text' as const };
 }
 
 /** What `create_account_key` takes for a SIWS owner: their base58 key and the sign-in they signed (`signer`: forged). */

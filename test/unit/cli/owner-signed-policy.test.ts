@@ -1,6 +1,7 @@
 /**
  * The CLI's half of an owner-signed policy, without a server: the document `xx wallet policy set` and `xx init`
- * sign recovers to the seed's key over exactly the policy, wallet and version given (and over nothing else);
+ * sign (the `policy_text` form, named in the body) recovers to the seed's key over exactly the policy, wallet and
+ * version given (and over nothing else);
  * a key that is not the wallet's recorded authority is refused before anything is signed; an owner who signed in
  * with Solana signs the Ed25519 statement of the same document with the seed's Solana key; the policy `set`
  * builds from `--file` and the per-rule flags (`--key-destruction` included) is the checked, canonical one, and a
@@ -15,7 +16,7 @@ import { base58 } from '@scure/base';
 import { hexToBytes, recoverTypedDataAddress } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { policyStatementBytes } from '../../../policy/policy-statement.js';
-import { policyDocumentHash, policyTypedData } from '../../../policy/signed-policy.js';
+import { policyDocumentHash, policyTextTypedData, policyTypedData } from '../../../policy/signed-policy.js';
 import type { OwnerPolicy } from '../../../src/shared/api-responses/pay-responses.js';
 import { describeAuthority, describeOwnerPolicy } from '../../../src/shared/describe-owner-policy.js';
 import {
@@ -49,13 +50,19 @@ describe('xx: the owner-signed policy document (unit)', () => {
     const now = new Date('2026-11-28T22:00:00.500Z');
     const body = await signPolicyBody(owner, { walletAddress: WALLET, policy, version: 3, now });
     assert.deepEqual(
-      { policy: body.policy, version: body.version, issued_at: body.issued_at },
-      { policy, version: 3, issued_at: 1_795_903_200 },
+      { policy: body.policy, version: body.version, issued_at: body.issued_at, form: body.form },
+      { policy, version: 3, issued_at: 1_795_903_200, form: 'policy_text' },
     );
     const signed = { wallet: WALLET, policy, version: 3, issuedAt: body.issued_at };
     const recover = (doc: typeof signed) =>
-      recoverTypedDataAddress({ ...policyTypedData(doc), signature: body.signature as `0x${string}` });
+      recoverTypedDataAddress({ ...policyTextTypedData(doc), signature: body.signature as `0x${string}` });
     assert.equal(await recover(signed), owner.address);
+    // The body names the text form: read as the hash form, the same signature names another key.
+    const asHash = await recoverTypedDataAddress({
+      ...policyTypedData(signed),
+      signature: body.signature as `0x${string}`,
+    });
+    assert.notEqual(asHash, owner.address);
     // Any other policy, version or wallet is another document: the signature names another key.
     for (const changed of [
       { ...signed, policy: { ...policy, per_tx_cap_usd: '2' } },

@@ -179,6 +179,7 @@ async function applyChange(
         policy_version: d?.version ?? null,
         policy_issued_at: d?.issuedAt ?? null,
         policy_signature: d?.signature ?? null,
+        policy_signature_form: d?.form ?? null,
         policy_authority_kind: d?.authority.kind ?? null,
         policy_authority_address: d?.authority.address ?? null,
         updated_at: now,
@@ -212,6 +213,7 @@ const NO_SIGNED_DOCUMENT = {
   policy_version: null,
   policy_issued_at: null,
   policy_signature: null,
+  policy_signature_form: null,
   policy_authority_kind: null,
   policy_authority_address: null,
 } as const;

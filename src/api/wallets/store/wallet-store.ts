@@ -9,6 +9,7 @@
  * counts read under the owner's lock, held until the wallet's row commits). Does not defend: who the caller is
  * (the routes' bearer check) nor the rules themselves (the service's).
  */
+import type { PolicySignatureForm } from '../../../../policy/signed-policy.js';
 import type { WalletBoundsConfig } from '../../config/app-config.js';
 import type { PageRequest } from '../../db/keyset-cursor.js';
 import type { WalletCounts } from '../wallet-bounds.js';
@@ -32,6 +33,8 @@ export interface WalletRow {
   policy_version?: string | null;
   policy_issued_at?: string | null;
   policy_signature?: string | null;
+  /** The EIP-712 form `policy_signature` is over (policy/signed-policy.ts); null on rows stored before it (hash). */
+  policy_signature_form?: string | null;
   policy_authority_kind?: string | null;
   policy_authority_address?: string | null;
   status: 'active' | 'revoked';
@@ -45,6 +48,7 @@ export interface SignedPolicyDocument {
   version: number;
   issuedAt: number;
   signature: string;
+  form: PolicySignatureForm;
   authority: { kind: 'owner' | 'approver' | 'first_signer'; address: string | null };
 }
 

@@ -1,7 +1,8 @@
 /**
  * The owner signs a wallet's policy with the seed (docs/cli.md, "Owner-signed policies"): read the wallet's
- * `owner_policy` (GET /v1/wallets/{id}/policy), sign the EIP-712 `WalletPolicy` document
- * (policy/signed-policy.ts) for the wallet's address (0x or base58) at `next_version` with the seed's Base key
+ * `owner_policy` (GET /v1/wallets/{id}/policy), sign the EIP-712 `WalletPolicy` document in its `policy_text`
+ * form (policy/signed-policy.ts: the policy spelled out, as the dashboard asks a browser wallet to sign it) for the
+ * wallet's address (0x or base58) at `next_version` with the seed's Base key
  * (m/44'/60'/0'/0/0, the key the owner signs in with) — or, when the wallet's authority is the seed's Solana key
  * (an owner who signed in with Solana), the same document as the Ed25519 statement (policy/policy-statement.ts)
  * with that key (m/44'/501'/0'/0') — and PUT it to /v1/wallets/{id}/policy/signed. The
@@ -23,7 +24,11 @@ import { bytesToHex } from 'viem';
 import type { LocalAccount } from 'viem/accounts';
 import { policyStatementBytes } from '../../../../policy/policy-statement.js';
 import type { WalletPolicy } from '../../../../policy/policy-schema.js';
-import { policyDocumentHash, policyTypedData, type PolicySignatureFields } from '../../../../policy/signed-policy.js';
+import {
+  policyDocumentHash,
+  policyTextTypedData,
+  type PolicySignatureFields,
+} from '../../../../policy/signed-policy.js';
 import { createdPatSchema } from '../../../shared/api-responses/pat-responses.js';
 import {
   walletPolicySchema as walletPolicyReplySchema,
@@ -91,11 +96,11 @@ const documentOf = (input: PolicyBodyInput) => ({
   issuedAt: Math.floor(input.now.getTime() / 1000),
 });
 
-/** The signed document (EIP-712, by `signer`), as the signed PUT takes it. */
+/** The signed document (EIP-712 in its `policy_text` form, by `signer`), as the signed PUT takes it. */
 export async function signPolicyBody(signer: LocalAccount, input: PolicyBodyInput): Promise<SignedPolicyBody> {
   const document = documentOf(input);
-  const signature = await signer.signTypedData(policyTypedData(document));
-  return { policy: input.policy, version: input.version, issued_at: document.issuedAt, signature };
+  const signature = await signer.signTypedData(policyTextTypedData(document));
+  return { policy: input.policy, version: input.version, issued_at: document.issuedAt, signature, form: 'policy_text' };
 }
 
 /** The same document as the Ed25519 statement, signed by a Solana key (64 bytes, 0x hex), as the signed PUT takes it. */
