@@ -1,11 +1,12 @@
 /**
  * The text of a signer's policy receipt, built and read in one place: the signer writes it
- * (signer/owner-policy/policy-receipt-statement.ts) and the wallet's key signs it as an EIP-191 personal message; the
+ * (signer/owner-policy/policy-receipt-statement.ts) and the wallet's key signs it — an EVM wallet's as an EIP-191
+ * personal message, a Solana wallet's inside a Solana off-chain message (./policy-receipt-offchain-message.ts); the
  * CLI reads it back (src/cli/commands/account/policy-receipt-check.ts). Eight lines, a fixed first line and
  * `key: value` lines in a fixed order:
  *
  *   Treasury signer policy receipt v1
- *   wallet: 0x… (EIP-55)
+ *   wallet: 0x… (EIP-55) | <base58 Solana address, as given>
  *   version: <n> | none
  *   policy_hash: 0x<64 hex> | none
  *   issued_at: <unix seconds> | none
@@ -47,22 +48,29 @@ const DECIMAL = /^(0|[1-9][0-9]{0,15})$/;
 const HASH = /^0x[0-9a-f]{64}$/;
 const NONCE = /^[0-9a-f]{64}$/;
 
-/** An EVM address in its EIP-55 form; a Solana owner's base58 key as the store keeps it; none for an unnamed approver. */
-function authorityAddress(address: string | null): string {
-  if (address === null) return 'none';
+/** An EVM address in its EIP-55 form; a Solana address (base58) as the store keeps it. */
+function addressText(address: string): string {
   return address.startsWith('0x') ? getAddress(address) : address;
+}
+
+/** An authority's address as `addressText` writes it; none for an unnamed approver. */
+function authorityAddress(address: string | null): string {
+  return address === null ? 'none' : addressText(address);
 }
 
 function noneOr(value: number | string | null): string {
   return value === null ? 'none' : String(value);
 }
 
-/** The statement's text: the same facts always give the same text (the wallet in EIP-55, the hash lower-case). */
+/**
+ * The statement's text: the same facts always give the same text (an EVM wallet in EIP-55, a Solana wallet's base58
+ * as given, the hash lower-case).
+ */
 export function buildPolicyReceiptStatement(facts: ReceiptFacts): string {
   const { authority } = facts;
   return [
     POLICY_RECEIPT_HEADER,
-    `wallet: ${getAddress(facts.wallet)}`,
+    `wallet: ${addressText(facts.wallet)}`,
     `version: ${noneOr(facts.version)}`,
     `policy_hash: ${noneOr(facts.policy_hash === null ? null : facts.policy_hash.toLowerCase())}`,
     `issued_at: ${noneOr(facts.issued_at)}`,
@@ -114,7 +122,7 @@ export function parsePolicyReceiptStatement(text: string): ReceiptFacts | undefi
   const issued_at = decimal(issuedText, MAX_SECONDS, true);
   const authority = authorityOf(authorityText);
   const signer_time = decimal(timeText, MAX_SECONDS, false);
-  if (!EVM_ADDRESS.test(wallet) || !NONCE.test(nonce)) return undefined;
+  if (!(EVM_ADDRESS.test(wallet) || BASE58_ADDRESS.test(wallet)) || !NONCE.test(nonce)) return undefined;
   if (version === undefined || policy_hash === undefined || issued_at === undefined) return undefined;
   if (authority === undefined || signer_time === undefined || signer_time === null) return undefined;
   // A policy is stated whole or not at all.

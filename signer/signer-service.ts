@@ -60,6 +60,7 @@ import { attestWalletPolicy } from './owner-policy/policy-receipts.js';
 import { SignerFault } from './signer-error.js';
 import { signEd25519OfAccount } from './solana/ed25519-account-key.js';
 import { assertEd25519Signature } from './solana/ed25519-signature.js';
+import { receiptMessageSigning } from './solana/policy-receipt-message.js';
 import { checkSolanaPaymentRequest } from './solana/solana-payment-request.js';
 
 const base58 = getBase58Decoder();
@@ -158,10 +159,11 @@ export class SignerService {
         );
       case 'get_wallet_policy':
         return this.ownerPolicies().get(request.params.address);
-      case 'attest_wallet_policy': // ./owner-policy/policy-receipts.ts
-        return attestWalletPolicy(request.params, this.ownerPolicies(), this.now(), (r) =>
-          this.signTaken(r, undefined, this.digestSigning(r, context)),
-        );
+      case 'attest_wallet_policy': // ./owner-policy/policy-receipts.ts, ./solana/policy-receipt-message.ts
+        return attestWalletPolicy(request.params, this.ownerPolicies(), this.now(), {
+          digest: (r) => this.signTaken(r, undefined, this.digestSigning(r, context)),
+          ed25519: (r) => this.signTaken(r, undefined, receiptMessageSigning(this.backend, r)),
+        });
       case 'sign_transfer_authorization': {
         const { account_key_ref, wallet_key_ref, address, domain, message } = request.params;
         aaddress(address, 'address');

@@ -5,7 +5,7 @@
  * protocol's schema and again here):
  *
  *   Treasury signer policy receipt v1
- *   wallet: 0x… (EIP-55)
+ *   wallet: 0x… (EIP-55) | <base58 Solana address>
  *   version: <n> | none
  *   policy_hash: 0x<64 hex> | none
  *   issued_at: <unix seconds> | none
@@ -16,8 +16,9 @@
  * Defends: a caller that slips text of its own into what the wallet's key signs (nothing but the nonce and the
  * checked address is the request's, each in one spelling); a receipt read as something else — the first line is no
  * EIP-4361 sign-in's (`<domain> wants you to sign in with your Ethereum account:`), no key is one of its field names
- * (`URI`, `Version`, `Chain ID`, `Nonce`, `Issued At`), and the signature is an EIP-191 personal message's
- * (./policy-receipts.ts), never a transaction or EIP-712 data. Does not defend: what the state is after `signer_time`.
+ * (`URI`, `Version`, `Chain ID`, `Nonce`, `Issued At`), and the signature is an EIP-191 personal message's or, for a
+ * Solana wallet, a Solana off-chain message's (./policy-receipts.ts), never a transaction or EIP-712 data. Does not
+ * defend: what the state is after `signer_time`.
  * The text itself is built and read in one place (policy/policy-receipt-statement.ts), so the CLI reads exactly what
  * is written here.
  */
@@ -30,7 +31,7 @@ export { POLICY_RECEIPT_HEADER } from '../../policy/policy-receipt-statement.js'
 
 /** What a receipt states: the signer's state of the wallet, its clock, and the owner's nonce. */
 export interface PolicyReceiptFacts {
-  /** The 0x address checked (any case: written in its EIP-55 form). */
+  /** The address checked: a 0x address (any case: written in its EIP-55 form), or a Solana wallet's base58. */
   wallet: string;
   held: Pick<GetWalletPolicyResult, 'authority' | 'current'>;
   signerTime: number;

@@ -3,27 +3,31 @@
  * the signer holds for the wallet now — its signed policy's version, hash and date, its policy authority, the signer's
  * time, and the owner's nonce (./policy-receipt-statement.ts builds the text). Every path from the owner to the signer
  * runs through the API; the receipt is the one answer the API relays that it cannot make up: the owner already knows
- * the wallet's address (every document they sign names it), so a receipt that recovers to it, with the nonce they
- * just chose, is the signer's word.
+ * the wallet's address (every document they sign names it), so a receipt that recovers to it (an EVM wallet's) or
+ * verifies under it (a Solana wallet's), with the nonce they just chose, is the signer's word.
  *
  * Defends: an API that withholds a newer, tighter document and says it applied it, or answers `get_wallet_policy`'s
  * figures from its own copy (the receipt shows the version the signer holds; the CLI compares it with the last one the
  * owner signed); an old receipt replayed (the nonce); a receipt the wallet's key did not sign, or signed by another
- * key than the address's (recovered here as every signature is: ../ecdsa/finalize-signature.ts, `address_mismatch`);
- * a receipt for an address whose key the signer does not know it holds (`key_not_found`, rule `unknown_wallet`: by
- * what it knows already — made or paid here, or recorded under its account — no probe); the key signing anything that
- * could be taken for a transaction, EIP-712 data or a sign-in (EIP-191 personal message of a fixed-form text). Its
- * cost, one HSM/KMS signature, counts as one signature of no amount in the wallet's rolling signature ceilings
- * (`wallet_signatures_minute` / `_hour`, as an EIP-2612 permit does), and is given back if it does not leave; a key
- * whose destroy started signs none (`key_destroyed`).
- * Does not defend: anything after `signer_time` (a receipt is the state when it was made, not later); a Solana wallet
- * — the signer has no domain-separated Ed25519 message path for free text yet, so it refuses (`invariant_violation`,
- * rule `key_curve`) rather than have the key sign bytes that could be read as something else.
+ * key than the address's (checked here as every signature is before it leaves — an EVM one recovered,
+ * ../ecdsa/finalize-signature.ts, an Ed25519 one verified strictly under the address's key,
+ * ../solana/ed25519-signature.ts — `address_mismatch` otherwise); a receipt for an address whose key the signer does
+ * not know it holds (`key_not_found`, rule `unknown_wallet`: by what it knows already — made or paid here, or recorded
+ * under its account — no probe); the key signing anything that could be taken for a transaction, EIP-712 data or a
+ * sign-in: an EVM wallet's key signs an EIP-191 personal message of a fixed-form text; a Solana wallet's Ed25519 key
+ * signs only a Solana off-chain message of it (../solana/policy-receipt-message.ts: bytes that always begin with
+ * the `\xffsolana offchain` signing domain, which no transaction message does, under Treasury's receipt application
+ * domain, the wallet the one required signatory). Its cost, one HSM/KMS signature, counts as one signature of no
+ * amount in the wallet's rolling signature ceilings (`wallet_signatures_minute` / `_hour`, as an EIP-2612 permit
+ * does), and is given back if it does not leave; a key whose destroy started signs none (`key_destroyed`).
+ * Does not defend: anything after `signer_time` (a receipt is the state when it was made, not later); a verifier that
+ * takes the API's word for the wallet's address (the owner's check uses the address the owner signed for).
  */
 import { hashMessage, hexToBytes } from 'viem';
 import { aaddress } from '../assert.js';
 import type { AttestWalletPolicyParams, AttestWalletPolicyResult } from '../protocol/owner-policy-protocol.js';
-import { SignerFault } from '../signer-error.js';
+import { solanaPublicKey } from '../solana/ed25519-signature.js';
+import { policyReceiptMessage } from '../solana/policy-receipt-message.js';
 import type { OwnerPolicies } from './owner-policies.js';
 import { policyReceiptStatement } from './policy-receipt-statement.js';
 
@@ -46,20 +50,34 @@ export interface ReceiptSignature {
  */
 export type ReceiptSigning = (signature: ReceiptSignature) => Promise<{ signature: string }>;
 
+/** One Solana wallet's signature as its ceilings count it, and the off-chain message bytes its Ed25519 key signs. */
+export interface ReceiptEd25519Signature extends Omit<ReceiptSignature, 'digest'> {
+  /** A Solana off-chain message (../solana/policy-receipt-message.ts): it begins with the signing domain. */
+  message: Uint8Array;
+}
+
+/**
+ * Takes the wallet's ceilings for the signature, signs the message with the wallet's Ed25519 key and verifies it under
+ * the address's public key (the signer service's own Ed25519 path), giving the ceilings back if it does not leave;
+ * the signature in base58.
+ */
+export type ReceiptEd25519Signing = (signature: ReceiptEd25519Signature) => Promise<{ signature: string }>;
+
+/** The signer service's signing paths a receipt uses: an EVM wallet's digest, a Solana wallet's off-chain message. */
+export interface ReceiptSigners {
+  digest: ReceiptSigning;
+  ed25519: ReceiptEd25519Signing;
+}
+
 export async function attestWalletPolicy(
   params: AttestWalletPolicyParams,
   owner: OwnerPolicies,
   nowSeconds: number,
-  sign: ReceiptSigning,
+  sign: ReceiptSigners,
 ): Promise<AttestWalletPolicyResult> {
-  if (!params.address.startsWith('0x')) {
-    throw new SignerFault(
-      'invariant_violation',
-      'no policy receipt is signed with a Solana wallet key: the signer has no off-chain message path for Ed25519 keys',
-      { rule: 'key_curve' },
-    );
-  }
-  aaddress(params.address, 'address');
+  const solana = !params.address.startsWith('0x');
+  if (solana) solanaPublicKey(params.address, 'address');
+  else aaddress(params.address, 'address');
   await owner.assertHeld(params.address);
   const held = await owner.get(params.address);
   const statement = policyReceiptStatement({
@@ -68,14 +86,14 @@ export async function attestWalletPolicy(
     signerTime: nowSeconds,
     nonce: params.nonce,
   });
-  const digest = hexToBytes(hashMessage(statement));
   const key = params.wallet_key;
-  const { signature } = await sign({
-    address: params.address,
-    amount: 0n,
-    walletKeyRef: key.wallet_key_ref,
-    ...key,
-    digest,
-  });
+  const taken = { address: params.address, amount: 0n, walletKeyRef: key.wallet_key_ref, ...key };
+  if (solana) {
+    const message = policyReceiptMessage(statement, params.address);
+    const { signature } = await sign.ed25519({ ...taken, message });
+    return { scheme: 'solana_offchain', statement, signature };
+  }
+  const digest = hexToBytes(hashMessage(statement));
+  const { signature } = await sign.digest({ ...taken, digest });
   return { scheme: 'eip191', statement, signature };
 }

@@ -139,15 +139,30 @@ export const POLICY_RECEIPT_MAX_CHARS = 1024;
 export const attestWalletPolicyParamsSchema = z
   .object({ address: eitherAddressSchema, wallet_key: walletKeyRefsSchema, nonce: receiptNonceSchema })
   .strict();
-export const attestWalletPolicyResultSchema = z
-  .object({
-    /** EIP-191 personal_sign of `statement`'s UTF-8 bytes by the wallet's key (never a transaction or typed data). */
-    scheme: z.literal('eip191'),
-    /** The text the signer built (signer/owner-policy/policy-receipt-statement.ts), returned as signed. */
-    statement: z.string().min(1).max(POLICY_RECEIPT_MAX_CHARS),
-    signature: signature65Schema,
-  })
-  .strict();
+/** The text the signer built (signer/owner-policy/policy-receipt-statement.ts), returned as signed. */
+const receiptStatementSchema = z.string().min(1).max(POLICY_RECEIPT_MAX_CHARS);
+export const attestWalletPolicyResultSchema = z.discriminatedUnion('scheme', [
+  z
+    .object({
+      /** EIP-191 personal_sign of `statement`'s UTF-8 bytes by an EVM wallet's key (never a transaction or typed data). */
+      scheme: z.literal('eip191'),
+      statement: receiptStatementSchema,
+      signature: signature65Schema,
+    })
+    .strict(),
+  z
+    .object({
+      /**
+       * Ed25519 by a Solana wallet's key of the Solana off-chain message holding `statement`, rebuilt from the
+       * statement and the wallet's address alone (../solana/policy-receipt-message.ts; never a transaction).
+       */
+      scheme: z.literal('solana_offchain'),
+      statement: receiptStatementSchema,
+      /** The 64-byte signature in base58, as Solana spells it. */
+      signature: z.string().regex(/^[1-9A-HJ-NP-Za-km-z]{64,88}$/, 'expected a base58 Ed25519 signature'),
+    })
+    .strict(),
+]);
 
 /** One violated rule of a signed policy, as the signer reports it (the same names as the front's decisions). */
 export const policyViolationDetailSchema = z

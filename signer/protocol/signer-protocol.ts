@@ -18,7 +18,8 @@
  * No message changes the signer's limits: there is no method for it, and every params object is strict. A
  * wallet's policy changes only by a document its authority signed (./owner-policy-protocol.ts). Besides payments, a
  * wallet key signs a policy receipt (`attest_wallet_policy`): a text the signer builds itself from its own store, as
- * an EIP-191 personal message, so it can be no transaction, typed data or sign-in.
+ * an EIP-191 personal message (a Solana wallet's key: as a Solana off-chain message, whose `\xffsolana offchain`
+ * signing domain no transaction message begins with), so it can be no transaction, typed data or sign-in.
  *
  * What it does not defend: who may ask. Whoever can open the unix socket (mode 0600, owned by the
  * signer's user) can ask for signatures within the signer's static invariants and its own per-wallet

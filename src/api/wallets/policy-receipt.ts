@@ -6,16 +6,17 @@
  *
  * Defends: nothing of the API's own making reaching the owner as the signer's word — the API passes the statement and
  * signature through as the signer returned them (`xx wallet policy verify` checks both against the address the owner
- * knows and the nonce it chose: src/cli/commands/account/wallet-policy-verify.ts); a nonce in any other spelling than
+ * knows and the nonce it chose: src/cli/commands/account/wallet-policy-verify.ts), an EVM wallet's as an EIP-191
+ * personal message (`eip191`), a Solana wallet's as a Solana off-chain message (`solana_offchain`, its bytes rebuilt
+ * from the statement and the address: signer/solana/policy-receipt-message.ts); a nonce in any other spelling than
  * 64 lower-case hex digits (400). Does not defend: an API that does not answer at all (the owner sees no receipt,
- * which is itself the warning), nor a Solana wallet (409 `policy_receipt_unavailable`, rule `key_curve`: the signer
- * signs no free text with an Ed25519 key yet).
+ * which is itself the warning). A signer that signs no receipt for the wallet's key answers 409
+ * `policy_receipt_unavailable` (rule `key_curve` from a signer older than its Solana receipts).
  */
 import { z } from 'zod';
 import { AppError } from '../errors/app-error.js';
 import type { AccountService } from '../platform/account-service.js';
 import type { SignerGateway } from '../signing/signer-gateway.js';
-import { networkFamily } from '../../shared/chain-registry.js';
 import type { WalletRow } from './store/wallet-store.js';
 
 /** The query of GET /v1/wallets/{id}/policy/receipt: 32 random bytes the owner chose, as 64 lower-case hex digits. */
@@ -23,16 +24,34 @@ export const policyReceiptQuerySchema = z
   .object({ nonce: z.string().regex(/^[0-9a-f]{64}$/, 'expected 32 bytes as 64 lower-case hex digits') })
   .strict();
 
+const walletIdSchema = z.string().regex(/^wal_[0-9a-f]{24}$/);
+const statementSchema = z.string().min(1).max(1024);
+
 /** The receipt as the signer signed it (the statement's lines: signer/owner-policy/policy-receipt-statement.ts). */
-export const policyReceiptSchema = z
-  .object({
-    wallet_id: z.string().regex(/^wal_[0-9a-f]{24}$/),
-    /** EIP-191 personal_sign of `statement` by the wallet's key. */
-    scheme: z.literal('eip191'),
-    statement: z.string().min(1).max(1024),
-    signature: z.string().regex(/^0x[0-9a-fA-F]{130}$/),
-  })
-  .strict();
+export const policyReceiptSchema = z.discriminatedUnion('scheme', [
+  z
+    .object({
+      wallet_id: walletIdSchema,
+      /** EIP-191 personal_sign of `statement` by an EVM wallet's key. */
+      scheme: z.literal('eip191'),
+      statement: statementSchema,
+      signature: z.string().regex(/^0x[0-9a-fA-F]{130}$/),
+    })
+    .strict(),
+  z
+    .object({
+      wallet_id: walletIdSchema,
+      /**
+       * Ed25519 by a Solana wallet's key of the Solana off-chain message holding `statement` (version 0, UTF-8,
+       * Treasury's receipt application domain, the wallet the one signatory: signer/solana/policy-receipt-message.ts).
+       */
+      scheme: z.literal('solana_offchain'),
+      statement: statementSchema,
+      /** The 64-byte signature in base58. */
+      signature: z.string().regex(/^[1-9A-HJ-NP-Za-km-z]{64,88}$/),
+    })
+    .strict(),
+]);
 export type PolicyReceipt = z.infer<typeof policyReceiptSchema>;
 
 export interface PolicyReceiptDeps {
@@ -46,7 +65,6 @@ export async function walletPolicyReceipt(
   wallet: WalletRow,
   nonce: string,
 ): Promise<PolicyReceipt> {
-  if (networkFamily(wallet.network) !== 'evm') throw unavailable('key_curve');
   if (wallet.wallet_key_ref === null) throw unavailable('no_wallet_key');
   const account = await deps.accounts.get(wallet.account_id);
   const wallet_key = { account_key_ref: account.account_key_ref, wallet_key_ref: wallet.wallet_key_ref };

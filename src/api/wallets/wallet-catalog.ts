@@ -83,7 +83,7 @@ export const WALLET_CATALOG: CatalogEntry[] = [
     path: '/v1/wallets/{id}/policy/receipt',
     operationId: 'getWalletPolicyReceipt',
     summary:
-      "The signer's receipt of the policy it holds for the wallet (version, hash, authority, its time, the nonce), signed by the wallet's key (EIP-191)",
+      "The signer's receipt of the policy it holds for the wallet (version, hash, authority, its time, the nonce), signed by the wallet's key (EIP-191, or a Solana off-chain message)",
     auth: 'treasury_or_agent',
     query: policyReceiptQuerySchema,
     replies: { 200: policyReceiptSchema },

@@ -5,8 +5,8 @@
  * - It recovers to the wallet's address and names the version and hash the signer holds; when the API's database is
  *   rewritten to say a newer document applied (a compromised API), the receipt still says what the signer holds.
  * - A nonce in any other form than 64 lower-case hex digits, or an extra query key, is 400; another account's wallet
- *   404; a wallet whose address the signer holds no key for (the API's row rewritten) and a Solana wallet 409
- *   `policy_receipt_unavailable` (rules `unknown_wallet`, `key_curve`).
+ *   404; a wallet whose address (EVM or Solana) the signer holds no key for (the API's row rewritten) 409
+ *   `policy_receipt_unavailable` (rule `unknown_wallet`). Solana wallets' receipts: ./policy-receipt-solana.test.ts.
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
@@ -113,7 +113,7 @@ describe('policy receipts (HTTP, signer policy store, PostgreSQL)', function () 
     assert.equal(res.status, 404, JSON.stringify(res.body));
   });
 
-  it('answers 409 policy_receipt_unavailable for an address the signer holds no key of, and a Solana wallet', async () => {
+  it('answers 409 policy_receipt_unavailable for an address the signer holds no key of, EVM or Solana', async () => {
     const wallet = await newWallet();
     // The API's row names a made-up address with the wallet's key references: the signer does not answer for it.
     const madeUp = privateKeyToAccount(generatePrivateKey()).address;
@@ -123,8 +123,7 @@ describe('policy receipts (HTTP, signer policy store, PostgreSQL)', function () 
     assert.deepEqual([unknown.body.error_code, unknown.body.rule], ['policy_receipt_unavailable', 'unknown_wallet']);
     await t.db.knex('wallets').where({ id: wallet.id }).update({ address: wallet.address });
 
-    // A Solana wallet (its row made one): refused before the signer is asked.
-    // A Solana wallet (its row made one): refused before the signer is asked.
+    // A Solana address the signer holds no key of (the row made one): the signer does not answer for it either.
     const solana = await newWallet();
     const base58 = getAddressDecoder().decode(randomBytes(32));
     await t.db
@@ -133,6 +132,6 @@ describe('policy receipts (HTTP, signer policy store, PostgreSQL)', function () 
       .update({ network: 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1', address: base58 });
     const refused = await receipt(solana.id, `nonce=${nonce()}`);
     assert.equal(refused.status, 409, JSON.stringify(refused.body));
-    assert.deepEqual([refused.body.error_code, refused.body.rule], ['policy_receipt_unavailable', 'key_curve']);
+    assert.deepEqual([refused.body.error_code, refused.body.rule], ['policy_receipt_unavailable', 'unknown_wallet']);
   });
 });

@@ -7,7 +7,8 @@
  * - the text is the signer's own: eight fixed lines, the only request text in it the nonce and the checked address
  *   (in its EIP-55 form); an extra field is refused; it is no SIWE sign-in;
  * - a made-up address is `key_not_found` (rule `unknown_wallet`), another wallet's key `address_mismatch`, a Solana
- *   wallet `invariant_violation` (rule `key_curve`), a malformed nonce `invalid_request`;
+ *   wallet's Ed25519 key named for an EVM wallet `invariant_violation` (rule `key_curve`), a malformed nonce
+ *   `invalid_request` (Solana wallets' own receipts: ./signer-solana-policy-receipts.test.ts);
  * - each receipt counts as one signature in the wallet's signature ceilings (`limit_exceeded`).
  */
 import assert from 'node:assert/strict';
@@ -151,7 +152,7 @@ describe('signer: policy receipts signed by the wallet key (attest_wallet_policy
     const swapped = await refusal(attest(other, nonce(), w.address));
     assert.equal(swapped.code, 'address_mismatch', 'the key of another wallet does not sign for this one');
     const solana = await signer.client.createWalletKey({ account_key_ref: account, curve: 'ed25519' });
-    const refused = await refusal(attest(solana, nonce()));
+    const refused = await refusal(attest(solana, nonce(), w.address));
     assert.deepEqual([refused.code, refused.details?.rule], ['invariant_violation', 'key_curve']);
   });
 

@@ -1,18 +1,38 @@
 /**
  * Checks a signer's policy receipt (GET /v1/wallets/{id}/policy/receipt; its text is built and read in
- * policy/policy-receipt-statement.ts) as the owner's side: the signature is an EIP-191 personal_sign
- * that must recover to the wallet address the owner knows (never the API's word for it), the text must be exactly the
- * receipt's eight lines, naming that wallet and the nonce just chosen; then what the signer holds is compared with
- * the document the owner expects in force: `in_force`, `withheld` (the signer holds an older version, or none) or
- * `mismatch` (another document at that version, or a newer one than expected).
+ * policy/policy-receipt-statement.ts) as the owner's side: the signature must be the wallet's own, checked against the
+ * wallet address the owner knows (never the API's word for it) — for an EVM wallet an EIP-191 personal_sign that must
+ * recover to the address; for a Solana wallet an Ed25519 signature (RFC 8032 strict: @noble/curves with ZIP-215 off)
+ * under the address's key of the Solana off-chain message rebuilt here from the statement and the address alone
+ * (@solana/kit's encoder; its fixed parts in policy/policy-receipt-offchain-message.ts, as the signer builds it in
+ * signer/solana/policy-receipt-message.ts) — and the text must be exactly the receipt's eight lines, naming that
+ * wallet and the nonce just chosen; then what the signer holds is compared with the document the owner expects in
+ * force: `in_force`, `withheld` (the signer holds an older version, or none) or `mismatch` (another document at that
+ * version, or a newer one than expected).
  *
- * Defends: a receipt the API made up or edited (it does not recover to the wallet's address), one kept from before
- * and replayed (another nonce), one of another wallet; a text that only looks like a receipt (strict line-by-line
- * reading, fixed patterns, every number bounded). Does not defend: what happens after `signer_time` — the receipt is
- * the signer's state when it was made.
+ * Defends: a receipt the API made up or edited (it does not recover to, or verify under, the wallet's address), one
+ * kept from before and replayed (another nonce), one of another wallet; a scheme that does not fit the address (the
+ * address the owner knows decides how the signature is checked, never the API's `scheme`); a text that only looks
+ * like a receipt (strict line-by-line reading, fixed patterns, every number bounded). Does not defend: what happens
+ * after `signer_time` — the receipt is the signer's state when it was made.
  */
+import { ed25519 } from '@noble/curves/ed25519.js';
+import {
+  address as solanaAddress,
+  getAddressEncoder,
+  getBase58Encoder,
+  getOffchainMessageEncoder,
+  isAddress,
+  offchainMessageApplicationDomain,
+  offchainMessageContentUtf8Of1232BytesMax,
+} from '@solana/kit';
 import { recoverMessageAddress } from 'viem';
 import { CliError } from '../../core/cli-error.js';
+import {
+  hasOffchainSigningDomain,
+  POLICY_RECEIPT_APPLICATION_DOMAIN,
+  POLICY_RECEIPT_OFFCHAIN_VERSION,
+} from '../../../../policy/policy-receipt-offchain-message.js';
 import {
   POLICY_RECEIPT_HEADER,
   parsePolicyReceiptStatement,
@@ -40,15 +60,41 @@ function invalid(reason: string, message: string, details: Record<string, unknow
   });
 }
 
+/** The scheme a receipt of `address`'s wallet must carry: the address decides, never the API. */
+export type ReceiptScheme = 'eip191' | 'solana_offchain';
+
+/** A receipt as the API relays it; `scheme`, when given, must be the one the address's family signs with. */
+export interface RelayedReceipt {
+  scheme?: string;
+  statement: string;
+  signature: string;
+}
+
 /**
- * The receipt's facts once its signature recovers to `address` (the wallet address the owner knows), its text names
- * that wallet and `nonce`; throws `policy_receipt_invalid` (details.reason) otherwise.
+ * The receipt's facts once its signature is the wallet's — it recovers to `address` (an EVM wallet the owner knows) or
+ * verifies under it (a Solana wallet's base58 address) — and its text names that wallet and `nonce`; throws
+ * `policy_receipt_invalid` (details.reason) otherwise.
  */
-export async function verifyReceipt(
-  receipt: { statement: string; signature: string },
-  address: string,
-  nonce: string,
-): Promise<ReceiptFacts> {
+export async function verifyReceipt(receipt: RelayedReceipt, address: string, nonce: string): Promise<ReceiptFacts> {
+  const solana = !address.startsWith('0x');
+  const scheme: ReceiptScheme = solana ? 'solana_offchain' : 'eip191';
+  if (receipt.scheme !== undefined && receipt.scheme !== scheme)
+    throw invalid('scheme', `a receipt of ${address} is signed as ${scheme}, not ${receipt.scheme}.`, {
+      scheme: receipt.scheme,
+    });
+  if (solana) verifySolanaSignature(receipt, address);
+  else await verifyEvmSignature(receipt, address);
+  const facts = parseReceiptStatement(receipt.statement);
+  if (!facts) throw invalid('statement', 'its text is not a signer policy receipt.');
+  // An EVM address in any case; a base58 address in its one spelling.
+  const sameWallet = solana ? facts.wallet === address : facts.wallet.toLowerCase() === address.toLowerCase();
+  if (!sameWallet) throw invalid('wallet', `it is about ${facts.wallet}, not ${address}.`);
+  if (facts.nonce !== nonce)
+    throw invalid('nonce', 'it answers another nonce than the one just sent (a receipt from before, replayed).');
+  return facts;
+}
+
+async function verifyEvmSignature(receipt: RelayedReceipt, address: string): Promise<void> {
   if (!/^0x[0-9a-fA-F]{130}$/.test(receipt.signature)) throw invalid('signature', 'the signature is malformed.');
   let signer: string;
   try {
@@ -60,13 +106,48 @@ export async function verifyReceipt(
     throw invalid('signature', `it was not signed by the wallet's key ${address} (it recovers to ${signer}).`, {
       recovered: signer,
     });
-  const facts = parseReceiptStatement(receipt.statement);
-  if (!facts) throw invalid('statement', 'its text is not a signer policy receipt.');
-  if (facts.wallet.toLowerCase() !== address.toLowerCase())
-    throw invalid('wallet', `it is about ${facts.wallet}, not ${address}.`);
-  if (facts.nonce !== nonce)
-    throw invalid('nonce', 'it answers another nonce than the one just sent (a receipt from before, replayed).');
-  return facts;
+}
+
+const BASE58_SIGNATURE = /^[1-9A-HJ-NP-Za-km-z]{64,88}$/;
+
+/**
+ * The off-chain message the wallet's key signed, rebuilt from the statement and the address alone: version 0, UTF-8
+ * text, Treasury's receipt application domain, the wallet its one required signatory.
+ */
+export function receiptMessage(statement: string, wallet: string): Uint8Array {
+  let bytes: Uint8Array;
+  try {
+    bytes = new Uint8Array(
+      getOffchainMessageEncoder().encode({
+        version: POLICY_RECEIPT_OFFCHAIN_VERSION,
+        applicationDomain: offchainMessageApplicationDomain(POLICY_RECEIPT_APPLICATION_DOMAIN),
+        requiredSignatories: [{ address: solanaAddress(wallet) }],
+        content: offchainMessageContentUtf8Of1232BytesMax(statement),
+      }),
+    );
+  } catch {
+    throw invalid('statement', 'its text does not fit a Solana off-chain message.');
+  }
+  if (!hasOffchainSigningDomain(bytes)) throw invalid('statement', 'it is not a Solana off-chain message.');
+  return bytes;
+}
+
+/** The Ed25519 signature of the off-chain message rebuilt from the statement, strictly verified under `address`. */
+function verifySolanaSignature(receipt: RelayedReceipt, address: string): void {
+  if (!isAddress(address)) throw invalid('address', `${address} is not a Solana address.`);
+  if (!BASE58_SIGNATURE.test(receipt.signature)) throw invalid('signature', 'the signature is malformed.');
+  const signature = getBase58Encoder().encode(receipt.signature);
+  if (signature.length !== 64) throw invalid('signature', 'the signature is not 64 bytes.');
+  const message = receiptMessage(receipt.statement, address);
+  let valid = false;
+  try {
+    valid = ed25519.verify(Uint8Array.from(signature), message, Uint8Array.from(getAddressEncoder().encode(address)), {
+      zip215: false,
+    });
+  } catch {
+    valid = false;
+  }
+  if (!valid) throw invalid('signature', `it was not signed by the wallet's key ${address}.`);
 }
 
 /** What the signer holds, compared with what the owner expects in force. */

@@ -156,7 +156,10 @@ export function registerWalletPolicyCommands(wallet: Command, contextOf: Context
     .description(
       "Check, by a receipt signed with the wallet's own key, that the signer holds the last policy signed here",
     )
-    .option('--address <0x…>', 'the wallet address named in the policy you signed (default: the one recorded here)')
+    .option(
+      '--address <address>',
+      'the wallet address (0x… or Solana base58) named in the policy you signed (default: the one recorded here)',
+    )
     .option('--profile <name>', PROFILE_FLAG)
     .action(act(contextOf, (ctx, o: PolicyVerifyOptions, [ref]) => verifyWalletPolicy(ctx, ref, o)));
 }

@@ -1,5 +1,5 @@
 /**
- * `xx wallet policy verify [wal_…] [--address 0x…]` (docs/cli.md, "Owner-signed policies"): asks the signer, through
+ * `xx wallet policy verify [wal_…] [--address 0x…|<base58>]` (docs/cli.md, "Owner-signed policies"): asks the signer, through
  * the API, for a receipt of the policy it holds for the wallet (GET /v1/wallets/{id}/policy/receipt) around 32
  * random bytes chosen here, checks it was signed by the wallet's own key — the address named in the last document
  * this CLI signed for the wallet (./signed-policy-record.ts), or `--address` — and answers for this nonce, then
@@ -12,9 +12,11 @@
  * reads goes through it, but it cannot make the wallet's key sign (./policy-receipt-check.ts). Never takes the API's
  * word for the wallet's address when the CLI has a record of it. Does not defend: a wallet the CLI has no record of
  * and no `--address` for (refused: exit 2, since a receipt checked against the API's address proves nothing); the
- * state after the receipt's `signer_time`; Solana wallets (the signer gives no receipt for them yet).
+ * state after the receipt's `signer_time`. EVM and Solana wallets alike: a Solana wallet's receipt is the Ed25519
+ * signature of a Solana off-chain message rebuilt here from the statement and the address (./policy-receipt-check.ts).
  */
 import { randomBytes } from 'node:crypto';
+import { isAddress as isSolanaAddress } from '@solana/kit';
 import { z } from 'zod';
 import { walletPolicySchema as walletPolicyReplySchema } from '../../../shared/api-responses/pay-responses.js';
 import type { BearerFlags } from '../../core/buyer-bearer.js';
@@ -33,7 +35,7 @@ export interface PolicyVerifyOptions extends BearerFlags {
 /** The receipt as the API relays it (src/api/wallets/policy-receipt.ts); its text and signature are checked here. */
 const receiptReplySchema = z.object({
   wallet_id: z.string(),
-  scheme: z.literal('eip191'),
+  scheme: z.enum(['eip191', 'solana_offchain']),
   statement: z.string().max(1024),
   signature: z.string().max(132),
 });
@@ -47,8 +49,8 @@ export async function verifyWalletPolicy(
   ref: string | undefined,
   opts: PolicyVerifyOptions,
 ): Promise<void> {
-  if (opts.address !== undefined && !/^0x[0-9a-fA-F]{40}$/.test(opts.address))
-    throw badArgument('--address', `a 0x wallet address, got "${opts.address}"`);
+  if (opts.address !== undefined && !/^0x[0-9a-fA-F]{40}$/.test(opts.address) && !isSolanaAddress(opts.address))
+    throw badArgument('--address', `a 0x or base58 Solana wallet address, got "${opts.address}"`);
   const { client, wallet } = await targetWallet(ctx, opts, ref);
   const record = loadSignedPolicyRecord(ctx.paths, wallet.id);
   const address = opts.address ?? record?.address;
@@ -58,13 +60,6 @@ export async function verifyWalletPolicy(
       userMessage: `This CLI has no record of a policy it signed for ${wallet.id}: pass --address with the wallet address named in the policy you signed (the API's word for it proves nothing).`,
       exitCode: 2,
       details: { flag: '--address' },
-    });
-  }
-  if (!address.startsWith('0x')) {
-    throw new CliError({
-      code: 'policy_receipt_unavailable',
-      userMessage: `The signer gives no policy receipt for a Solana wallet (${wallet.id}) yet.`,
-      details: { rule: 'key_curve' },
     });
   }
   const nonce = randomBytes(32).toString('hex');
