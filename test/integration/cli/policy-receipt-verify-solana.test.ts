@@ -12,60 +12,16 @@
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import http from 'node:http';
 import path from 'node:path';
 import { pino } from 'pino';
 import { policyDocumentHash } from '../../../policy/signed-policy.js';
 import { walletPolicySchema } from '../../../policy/policy-schema.js';
 import { startLocalSolana, type LocalSolana } from '../../../ops/solana/local-solana.js';
 import { startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
+import { startTamperingProxy } from './tampering-proxy.js';
 import { runXx, stderrJson, stdoutJson, xxHomeFor } from './xx-process.js';
 
 const PASSPHRASE = 'correct horse battery staple';
-
-/** What the proxy does with one request: forward it, answer it itself, or forward it and rewrite the answer. */
-type Tamper = (method: string, url: string, body: string) => { answer?: unknown; rewrite?: (text: string) => string };
-
-/** A loopback HTTP proxy in front of the API; `tamper` decides per request (nothing by default). */
-async function startTamperingProxy() {
-  let target: number | undefined;
-  let tamper: Tamper = () => ({});
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      void (async () => {
-        const body = Buffer.concat(chunks).toString('utf8');
-        const plan = tamper(req.method!, req.url!, body);
-        if (plan.answer !== undefined) {
-          res.writeHead(200, { 'content-type': 'application/json' });
-          return void res.end(JSON.stringify(plan.answer));
-        }
-        const headers: Record<string, string> = {};
-        for (const [k, v] of Object.entries(req.headers))
-          if (typeof v === 'string' && !['host', 'connection', 'content-length'].includes(k)) headers[k] = v;
-        const upstream = await fetch(`http://127.0.0.1:${target}${req.url}`, {
-          method: req.method,
-          headers,
-          ...(body === '' ? {} : { body }),
-        });
-        let text = await upstream.text();
-        if (plan.rewrite) text = plan.rewrite(text);
-        res.writeHead(upstream.status, { 'content-type': upstream.headers.get('content-type') ?? 'application/json' });
-        res.end(text);
-      })().catch(() => res.destroy());
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  return {
-    url: `http://127.0.0.1:${port}`,
-    target: (p: number) => void (target = p),
-    set: (t: Tamper) => void (tamper = t),
-    reset: () => void (tamper = () => ({})),
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
-}
 
 describe('xx wallet policy verify on a Solana wallet: off-chain message receipts (CLI subprocess, HTTP, SoftHSM)', function () {
   this.timeout(240_000);
