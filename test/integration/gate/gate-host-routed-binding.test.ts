@@ -118,6 +118,8 @@ describe("gate host-routed names: the base domain proven, a Treasury wallet's pa
         GATE_PUBLIC_URL: gateUrl,
         GATE_BASE_DOMAIN: BASE,
         GATE_REFRESH_MS: '3600000',
+        // A busy machine: the test's own attempts must not give up on the platform's answer.
+        GATE_PLATFORM_TIMEOUT_MS: '30000',
       },
     );
     await gate.app.address!.first;
@@ -254,6 +256,42 @@ describe("gate host-routed names: the base domain proven, a Treasury wallet's pa
       labels.push(label);
     }
     assert.notEqual(labels[0], labels[1], 'a fresh label each time');
+  });
+
+  it("one account's concurrent verifications run one at a time: the calls that arrive during a run share the next", async () => {
+    const other = await signInWithNewKey(t);
+    const theirPat = await newPat(other.session);
+    let token = '';
+    const asked: string[] = [];
+    // A slow gate: each answer after a second, so that the calls below arrive while the first run is running.
+    const served = await servers.listen((req, res) => {
+      asked.push(String(req.headers.host));
+      setTimeout(() => {
+        if (req.url === PATH) res.writeHead(200).end(`${token}\n`);
+        else res.writeHead(404).end();
+      }, 1000);
+    });
+    const theirUrl = `http://${OTHER}:${new URL(served).port}`;
+    const named = await t.request('POST', '/v1/gate/address', {
+      token: theirPat,
+      body: { url: theirUrl, network: NETWORK, base_domain: OTHER },
+    });
+    token = named.body.token as string;
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, () => t.request('POST', '/v1/gate/address/verify', { token: theirPat })),
+    );
+    for (const answer of answers) {
+      assert.equal(answer.status, 200, JSON.stringify(answer.body));
+      assert.ok(answer.body.verified_at);
+      assert.ok(answer.body.base_domain_verified_at, 'every name under other.test answers here');
+    }
+    // Two fetches a run (the URL's file, then one at a random label): the first call's run, then one run for all the
+    // calls that arrived while it ran (each call of its own would have made twelve).
+    assert.equal(asked.length, 4, asked.join(' '));
+    // Once they ended, a new call runs anew.
+    const again = await t.request('POST', '/v1/gate/address/verify', { token: theirPat });
+    assert.equal(again.status, 200, JSON.stringify(again.body));
+    assert.equal(asked.length, 6, asked.join(' '));
   });
 
   it('the columns are bounded in PostgreSQL too (CHECK gate_addresses_base_domain_bounded)', async () => {

@@ -20,7 +20,9 @@
  * Defends: an account listing its sellers at an address it does not control (someone else's host, another
  * account's gate: the token is per account); an account proving a domain where one fixed name, not every name,
  * answers with its token (the label is random), or a domain another account's gate serves (that gate serves its
- * own account's token); a production address over plain HTTP; an address or domain changed after its proof
+ * own account's token); a production address over plain HTTP; one account holding more than one verification's
+ * outbound fetches at a time (its concurrent calls share the one running: each fetch may wait seconds on a slow
+ * name server, and the process's DNS lookups are a shared, bounded pool); an address or domain changed after its proof
  * staying listed or bound (a new URL or domain is unproven). Does not defend: an address or domain that changes
  * hands after it was proven (prove again to refresh; nothing re-checks it on a timer).
  */
@@ -71,6 +73,13 @@ function baseDomainFile(url: string, baseDomain: string): URL {
 }
 
 export class GateAddressService {
+  /**
+   * Per account, the verification running and the one to run after it: a call arriving while one runs joins the
+   * next one, which reads the stored address only once the running one ended (so a call never gets an answer made
+   * before it; bounded by the accounts verifying).
+   */
+  private readonly verifying = new Map<string, { running: Promise<unknown>; next?: Promise<GateAddressView> }>();
+
   constructor(private readonly deps: GateAddressServiceDeps) {}
 
   async read(accountId: string): Promise<GateAddressView> {
@@ -93,7 +102,29 @@ export class GateAddressService {
    * Fetches the account's verification file from its gate address and marks that address verified; then, with a
    * base domain, from a random name under it, and marks the domain verified (or says why not: see the header).
    */
-  async verify(accountId: string): Promise<GateAddressView> {
+  verify(accountId: string): Promise<GateAddressView> {
+    const slot = this.verifying.get(accountId);
+    if (!slot) return this.run(accountId);
+    slot.next ??= slot.running.then(() => this.run(accountId));
+    return slot.next;
+  }
+
+  /** Runs one verification as the account's running one; its slot goes when it ends, unless a next one waits. */
+  private run(accountId: string): Promise<GateAddressView> {
+    const result = this.verifyOnce(accountId);
+    const running = result.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.verifying.set(accountId, { running });
+    void running.then(() => {
+      const slot = this.verifying.get(accountId);
+      if (slot?.running === running && !slot.next) this.verifying.delete(accountId);
+    });
+    return result;
+  }
+
+  private async verifyOnce(accountId: string): Promise<GateAddressView> {
     const row = await this.deps.store.find(accountId);
     if (!row) throw new AppError('gate_address_not_set');
     const file = new URL(GATE_VERIFICATION_PATH, row.url);
