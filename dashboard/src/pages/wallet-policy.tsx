@@ -6,10 +6,14 @@
  * /v1/wallets/{id}/policy/signed (../api/owner-policy.ts). An unsigned save (PUT /v1/wallets/{id}/policy) is
  * offered only for a wallet without a signed policy — the API refuses it on one that has. The dry run asks
  * POST /v1/wallets/{id}/policy/evaluate whether a payment would pass under the saved policy, which rule
- * refuses it and how much room each rule leaves; nothing is signed or counted.
+ * refuses it and how much room each rule leaves; nothing is signed or counted. Beside an owner-signed policy it shows
+ * the version and policy hash, with the command that checks them at the signer from any machine
+ * (`xx wallet policy verify … --expect-version N --expect-hash 0x…`): after a save, those of the document signed in
+ * this browser (the hash computed here), otherwise those the API reports.
  */
 import { useEffect, useState } from 'preact/hooks';
 import { walletPolicySchema } from '../../../policy/policy-schema';
+import { policyDocumentHash } from '../../../policy/signed-policy';
 import { api, bearer, reply } from '../api/client';
 import { describeOwnerPolicy, readOwnerPolicy, saveSignedPolicy, type OwnerPolicy } from '../api/owner-policy';
 import { dryRun, type DryRun } from '../api/spend';
@@ -48,6 +52,42 @@ function OwnerPolicyState({ owner }: { owner: OwnerPolicy | null }) {
   );
 }
 
+/** A signed document's version and policy hash, and the CLI command that checks them at the signer. */
+export function verifyCommand(walletId: string, version: number, policyHash: string): string {
+  return `xx wallet policy verify ${walletId} --expect-version ${version} --expect-hash ${policyHash}`;
+}
+
+function VerifyHint(props: { walletId: string; version: number; policyHash: string }) {
+  const [copied, setCopied] = useState<'yes' | 'no' | null>(null);
+  const command = verifyCommand(props.walletId, props.version, props.policyHash);
+  // No clipboard outside a secure context: the command is then to be selected by hand.
+  const copy = async () => {
+    try {
+      await navigator.clipboard.writeText(command);
+      setCopied('yes');
+    } catch {
+      setCopied('no');
+    }
+  };
+  return (
+    <div data-testid="policy-verify-hint">
+      <p class="hint">
+        Version <code data-testid="policy-version">{props.version}</code> · policy hash{' '}
+        <code data-testid="policy-hash">{props.policyHash}</code>
+      </p>
+      <p class="hint">
+        Check it from any machine: <code data-testid="policy-verify-command">{command}</code>{' '}
+        <button type="button" onClick={() => void copy()} aria-label="Copy the verify command">
+          Copy
+        </button>{' '}
+        <span aria-live="polite">
+          {copied === 'yes' ? 'Copied.' : copied === 'no' ? 'Select the command to copy it.' : ''}
+        </span>
+      </p>
+    </div>
+  );
+}
+
 function SaveHint({ canManage, unsignedAllowed }: { canManage: boolean; unsignedAllowed: boolean }) {
   if (!canManage)
     return (
@@ -59,6 +99,14 @@ function SaveHint({ canManage, unsignedAllowed }: { canManage: boolean; unsigned
       {unsignedAllowed ? ' Without a signature only the API enforces it.' : ''}
     </p>
   );
+}
+
+/** A signed document's version and policy hash (after a save here: the hash computed here, not the API's word). */
+type SignedDocument = { version: number; policyHash: string };
+
+function ownerSignedDocument(owner: OwnerPolicy | null): SignedDocument | null {
+  if (owner?.state !== 'owner_signed' || owner.version === null || !owner.policy_hash) return null;
+  return { version: owner.version, policyHash: owner.policy_hash.toLowerCase() };
 }
 
 interface EditorProps {
@@ -78,8 +126,10 @@ export function PolicyEditor(props: EditorProps) {
     [props.walletId, props.token, props.walletAddress],
   );
   const [owner, setOwner] = useState<OwnerPolicy | null>(null);
+  const [signedHere, setSignedHere] = useState<SignedDocument | null>(null);
   useEffect(() => {
     if (signedView.state === 'ok') setOwner(signedView.data.owner_policy);
+    setSignedHere(null);
   }, [signedView]);
   const { busy, error, run } = useAction();
   const issues = policyIssues(text);
@@ -99,6 +149,7 @@ export function PolicyEditor(props: EditorProps) {
         const policy = walletPolicySchema.parse(JSON.parse(text));
         const common = { walletId: props.walletId, walletAddress: props.walletAddress, token: props.token };
         done(await saveSignedPolicy({ ...common, policy, version: owner.next_version }));
+        setSignedHere({ version: owner.next_version, policyHash: policyDocumentHash(policy) });
       } else {
         done(
           await reply<{ policy: Policy }>(
@@ -108,6 +159,7 @@ export function PolicyEditor(props: EditorProps) {
       }
     });
   const unsignedAllowed = owner?.state === 'ceilings_only';
+  const shown = signedHere ?? ownerSignedDocument(owner);
   return (
     <CardForm
       labelledBy="policy-title"
@@ -117,6 +169,7 @@ export function PolicyEditor(props: EditorProps) {
     >
       <h2 id="policy-title">Policy</h2>
       <OwnerPolicyState owner={owner} />
+      {shown ? <VerifyHint walletId={props.walletId} {...shown} /> : null}
       {signedView.state === 'error' ? <ErrorBox error={signedView.error} /> : null}
       <PolicyField
         id="policy"

@@ -29,6 +29,7 @@ import { paymentRequirements } from '../../builders/payment-requirements.js';
 import { canonicalJson } from '../../../base/canonical-json.js';
 import { normalizePolicy } from '../../../policy/normalize-policy.js';
 import { walletPolicySchema } from '../../../policy/policy-schema.js';
+import { policyDocumentHash } from '../../../policy/signed-policy.js';
 import {
   installFakeWallet,
   newDashboardPage,
@@ -189,6 +190,16 @@ describe('dashboard pages (Chromium)', function () {
       const shown = canonicalJson(normalizePolicy(walletPolicySchema.parse({ per_tx_cap_usd: '0.5' })));
       assert.deepEqual([typed.message.policy, typed.message.version], [shown, '1']);
       assert.equal(typed.message.policyHash, undefined);
+      // The version and hash of the document just signed, with the command that checks them from any machine.
+      const hash = policyDocumentHash(walletPolicySchema.parse({ per_tx_cap_usd: '0.5' }));
+      assert.equal(
+        await page.getByTestId('policy-verify-command').innerText(),
+        `xx wallet policy verify ${wallet.id} --expect-version 1 --expect-hash ${hash}`,
+      );
+      assert.match(
+        await page.getByTestId('policy-verify-hint').innerText(),
+        /Check it from any machine: xx wallet policy verify/,
+      );
       await screenshot(page, 'wallet-owner-signed');
       // The signed policy does not allow the key's destruction: revoking shows the API's refusal and how to allow it.
       const retire = page.locator('section[aria-labelledby="retire-title"]');

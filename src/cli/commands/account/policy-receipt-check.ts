@@ -8,7 +8,9 @@
  * signer/solana/policy-receipt-message.ts) — and the text must be exactly the receipt's eight lines, naming that
  * wallet and the nonce just chosen; then what the signer holds is compared with the document the owner expects in
  * force: `in_force`, `withheld` (the signer holds an older version, or none) or `mismatch` (another document at that
- * version, or a newer one than expected).
+ * version, or a newer one than expected). The owner may instead name the document they expect (`--expect-version`,
+ * `--expect-hash`: a policy signed elsewhere, e.g. in the dashboard), read here with bounded schemas and compared the
+ * same way; without a hash, the version alone decides.
  *
  * Defends: a receipt the API made up or edited (it does not recover to, or verify under, the wallet's address), one
  * kept from before and replayed (another nonce), one of another wallet; a scheme that does not fit the address (the
@@ -27,12 +29,14 @@ import {
   offchainMessageContentUtf8Of1232BytesMax,
 } from '@solana/kit';
 import { recoverMessageAddress } from 'viem';
+import { z } from 'zod';
 import { CliError } from '../../core/cli-error.js';
 import {
   hasOffchainSigningDomain,
   POLICY_RECEIPT_APPLICATION_DOMAIN,
   POLICY_RECEIPT_OFFCHAIN_VERSION,
 } from '../../../../policy/policy-receipt-offchain-message.js';
+import { MAX_POLICY_VERSION } from '../../../../policy/signed-policy.js';
 import {
   POLICY_RECEIPT_HEADER,
   parsePolicyReceiptStatement,
@@ -158,4 +162,74 @@ export function receiptStatus(facts: ReceiptFacts, expected: ExpectedDocument): 
   if (same) return 'in_force';
   if (expected.version !== null && (facts.version === null || facts.version < expected.version)) return 'withheld';
   return 'mismatch';
+}
+
+/** `--expect-version` (1..MAX_POLICY_VERSION, digits only) and `--expect-hash` (0x + 64 lower-case hex), as typed. */
+export const ownerExpectationFlagsSchema = z
+  .object({
+    expectVersion: z
+      .string()
+      .max(16)
+      .regex(/^[1-9][0-9]*$/, 'a version number from 1')
+      .transform(Number)
+      .pipe(z.number().int().min(1).max(MAX_POLICY_VERSION))
+      .optional(),
+    expectHash: z
+      .string()
+      .max(66)
+      .regex(/^0x[0-9a-f]{64}$/, 'a policy hash: 0x and 64 lower-case hex digits')
+      .optional(),
+  })
+  .refine((flags) => flags.expectHash === undefined || flags.expectVersion !== undefined, {
+    message: 'needs --expect-version',
+    path: ['expectHash'],
+  });
+
+/** The document the owner says they signed: a version, and its policy hash when they give it. */
+export interface OwnerExpectation {
+  version: number;
+  policy_hash: string | null;
+}
+
+const FLAG_OF: Record<string, string> = { expectVersion: '--expect-version', expectHash: '--expect-hash' };
+
+/**
+ * The owner's expectation from the flags, undefined when neither is given; throws `invalid_argument` (exit 2,
+ * details.flag) on a value out of bounds or a hash without a version. The raw value is not echoed back.
+ */
+export function ownerExpectationFromFlags(flags: {
+  expectVersion?: unknown;
+  expectHash?: unknown;
+}): OwnerExpectation | undefined {
+  const parsed = ownerExpectationFlagsSchema.safeParse({
+    expectVersion: flags.expectVersion,
+    expectHash: flags.expectHash,
+  });
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const flag = FLAG_OF[String(issue?.path[0])] ?? '--expect-version';
+    throw new CliError({
+      code: 'invalid_argument',
+      userMessage: `${flag}: ${issue?.message ?? 'invalid value'}${flag === '--expect-version' ? ` (1 to ${MAX_POLICY_VERSION})` : ''}.`,
+      exitCode: 2,
+      details: { flag },
+    });
+  }
+  const { expectVersion, expectHash } = parsed.data;
+  if (expectVersion === undefined) return undefined;
+  return { version: expectVersion, policy_hash: expectHash ?? null };
+}
+
+/**
+ * What the signer holds, compared with the document the owner names: older or none is `withheld`, newer is
+ * `mismatch`; at that version, `in_force` unless the owner gave a hash and the signer holds another.
+ */
+export function expectationStatus(
+  facts: Pick<ReceiptFacts, 'version' | 'policy_hash'>,
+  expected: OwnerExpectation,
+): ReceiptStatus {
+  if (facts.version === null || facts.version < expected.version) return 'withheld';
+  if (facts.version > expected.version) return 'mismatch';
+  if (expected.policy_hash === null) return 'in_force';
+  return (facts.policy_hash ?? '').toLowerCase() === expected.policy_hash ? 'in_force' : 'mismatch';
 }

@@ -160,6 +160,11 @@ export function registerWalletPolicyCommands(wallet: Command, contextOf: Context
       '--address <address>',
       'the wallet address (0x… or Solana base58) named in the policy you signed (default: the one recorded here)',
     )
+    .option(
+      '--expect-version <n>',
+      'compare with the version you signed (e.g. in the dashboard) instead of the last one signed here',
+    )
+    .option('--expect-hash <0x…>', 'with --expect-version: the policy hash you signed at that version')
     .option('--profile <name>', PROFILE_FLAG)
     .action(act(contextOf, (ctx, o: PolicyVerifyOptions, [ref]) => verifyWalletPolicy(ctx, ref, o)));
 }
