@@ -5,7 +5,8 @@
  * the account's managed-proxy sellers is then bound to those host-routed names as well
  * (src/api/pay/challenge-origin-binding.ts).
  *
- * CHECK gate_addresses_base_domain_bounded: at most 253 characters of lower-case DNS labels (two or more, each
+ * CHECK gate_addresses_base_domain_bounded: at most 189 characters (a 63-character slug and its dot under it stay within
+ * DNS's 253) of lower-case DNS labels (two or more, each
  * 1 to 63 letters, digits and inner dashes, the last starting with a letter: never an IP literal), as the shared
  * schema (src/shared/gate-address-schema.ts) takes them; and no proof without a domain. Both columns are null for
  * existing rows (no domain named). The pattern says `{0,1}` for an optional group: knex reads `?` as a binding.
@@ -21,7 +22,7 @@ export async function up(knex: Knex): Promise<void> {
       ADD CONSTRAINT gate_addresses_base_domain_bounded CHECK (
         (base_domain IS NULL AND base_domain_verified_at IS NULL)
         OR (
-          base_domain IS NOT NULL AND length(base_domain) BETWEEN 3 AND 253
+          base_domain IS NOT NULL AND length(base_domain) BETWEEN 3 AND 189
           AND base_domain ~ '^([a-z0-9]([a-z0-9-]{0,61}[a-z0-9]){0,1}\\.)+[a-z]([a-z0-9-]{0,61}[a-z0-9]){0,1}$'
         )
       )`);

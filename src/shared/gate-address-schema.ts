@@ -9,7 +9,8 @@
  * catalogue lists `<url>/<slug><route>` and the gate routes by the first path segment.
  *
  * A gate base domain (its GATE_BASE_DOMAIN: `<slug>.<domain>` names a seller by host) is a DNS host name of at most
- * 253 characters: two labels or more, each 1 to 63 lower-case letters, digits and inner dashes, the last one
+ * MAX_BASE_DOMAIN_LENGTH characters (so that every seller's name under it, a slug of up to 63 characters and a dot
+ * before it, and the random name it is proven at, stay within DNS's 253): two labels or more, each 1 to 63 lower-case letters, digits and inner dashes, the last one
  * starting with a letter (so no IPv4 literal in any notation the URL parser reads), no trailing dot, and the
  * URL parser must read it back as the very same host name (no IDNA rewriting).
  *
@@ -67,11 +68,14 @@ function parsesAsItself(name: string): boolean {
   }
 }
 
+/** DNS's 253 characters for a name, less a 63-character slug and its dot. */
+export const MAX_BASE_DOMAIN_LENGTH = 253 - 64;
+
 /** The gate's base domain (GATE_BASE_DOMAIN): see the header. */
 export const gateBaseDomainSchema = z
   .string()
   .min(3)
-  .max(253, { abort: true })
+  .max(MAX_BASE_DOMAIN_LENGTH, { abort: true })
   .regex(BASE_DOMAIN, 'a lower-case DNS host name of two labels or more, no IP literal, no trailing dot')
   .refine(parsesAsItself, 'a host name the URL parser reads as itself');
 
@@ -100,7 +104,7 @@ export const gateAddressViewSchema = z.object({
   /** When the platform last fetched the token from this very URL; null until then and after a change. */
   verified_at: timestampField.nullable(),
   /** The gate's base domain as last named; null when the gate named none. */
-  base_domain: z.string().max(253).nullable(),
+  base_domain: z.string().max(MAX_BASE_DOMAIN_LENGTH).nullable(),
   /**
    * When the platform last fetched the token from `<random label>.<base_domain>` (the URL's scheme and port); null
    * until then and after the URL or the domain changes. Independent of `verified_at` once the URL is verified.

@@ -298,7 +298,17 @@ describe("gate host-routed names: the base domain proven, a Treasury wallet's pa
     const [row] = await t.db.knex('gate_addresses').whereNotNull('base_domain_verified_at').select('account_id');
     const set = (values: Record<string, unknown>) =>
       t.db.knex('gate_addresses').where({ account_id: row!.account_id }).update(values);
-    for (const base_domain of ['127.0.0.1', 'localhost', 'Gate.test', 'gate.test.', '-a.test', 'a'.repeat(250) + '.x'])
+    // The last: 190 characters of good labels, one past what leaves room for a 63-character slug under it.
+    const long = ['a'.repeat(63), 'a'.repeat(63), 'a'.repeat(62)].join('.');
+    for (const base_domain of [
+      '127.0.0.1',
+      'localhost',
+      'Gate.test',
+      'gate.test.',
+      '-a.test',
+      'a'.repeat(250) + '.x',
+      long,
+    ])
       await assert.rejects(set({ base_domain }), /gate_addresses_base_domain_bounded/, base_domain);
     await assert.rejects(set({ base_domain: null }), /gate_addresses_base_domain_bounded/, 'a proof without a domain');
     await set({ base_domain: null, base_domain_verified_at: null });

@@ -1,6 +1,6 @@
 /**
  * The gate's base domain (src/shared/gate-address-schema.ts), as `POST /v1/gate/address` takes it (`base_domain`)
- * and the gate reads GATE_BASE_DOMAIN: a lower-case DNS host name of two labels or more, at most 253 characters,
+ * and the gate reads GATE_BASE_DOMAIN: a lower-case DNS host name of two labels or more, at most 189 characters (a 63-character slug and its dot under it stay within DNS's 253),
  * no IP literal, no trailing dot, read back by the URL parser as itself; and the host-routed origin built from it.
  */
 import assert from 'node:assert/strict';
@@ -26,11 +26,13 @@ const ACCEPTED = [
   'x1.y-2.example',
   'xn--bcher-kva.example',
   `${label(63)}.example`,
-  // 253 characters: 3 × 63 + 61 and four dots.
-  [label(63), label(63), label(63), label(61)].join('.'),
+  // 189 characters: 2 × 63 + 61 and two dots.
+  [label(63), label(63), label(61)].join('.'),
 ];
 
 const REFUSED = [
+  // 190 characters: a 63-character slug under it would be 254, past DNS's 253.
+  [label(63), label(63), label(62)].join('.'),
   'localhost',
   'gate',
   'Gate.test',
@@ -66,7 +68,7 @@ const REFUSED = [
 ];
 
 describe('gate base domain: the shared schema', () => {
-  it('takes lower-case DNS host names of two labels or more, up to 253 characters', () => {
+  it('takes lower-case DNS host names of two labels or more, up to 189 characters', () => {
     for (const name of ACCEPTED) assert.equal(gateBaseDomainSchema.safeParse(name).success, true, name);
   });
 
