@@ -4,9 +4,11 @@
  * bearer), with its GATE_BASE_DOMAIN when it has one, keeps the token the platform answers (the account's), serves
  * it at `/.well-known/xx-gate-verification.txt` (gate-server.ts: on any `*.<GATE_BASE_DOMAIN>` host too), then asks
  * the platform to fetch that file from the address and, with a base domain, from a random name under it
- * (`POST /v1/gate/address/verify`). An attempt that fails (platform away, the address not reachable yet, the base
- * domain not proven) is tried again every GATE_REFRESH_MS until one proves all it named; nothing here touches a
- * buyer's request.
+ * (`POST /v1/gate/address/verify`). An attempt that fails (platform away, the address not reachable yet) is tried
+ * again every GATE_REFRESH_MS until one proves all it named; once the URL is proven and only the base domain is not
+ * (no wildcard record yet, or none meant), the wait doubles from attempt to attempt up to an hour
+ * (`domainRetryDelayMs`), so a domain that never answers costs the platform two fetches an hour, not two every
+ * GATE_REFRESH_MS; nothing here touches a buyer's request.
  *
  * Defends against: serving a token the platform did not issue (only the platform's reply, parsed with the shared
  * schema, sets it); the bearer in a log line. Does not defend against: a GATE_PUBLIC_URL that routes to another
@@ -32,6 +34,18 @@ export interface GateAddressProofOptions {
   logger: X402Logger;
 }
 
+/** The longest wait between attempts while only the base domain is unproven. */
+export const MAX_DOMAIN_RETRY_MS = 3_600_000;
+
+/**
+ * The wait before the next attempt after `misses` attempts in a row proved the URL and not the base domain: GATE_REFRESH_MS
+ * (`retryMs`) doubled for each miss after the first, at most MAX_DOMAIN_RETRY_MS (never less than `retryMs`).
+ */
+export function domainRetryDelayMs(retryMs: number, misses: number): number {
+  const doubled = retryMs * 2 ** Math.min(Math.max(misses - 1, 0), 32);
+  return Math.max(retryMs, Math.min(doubled, MAX_DOMAIN_RETRY_MS));
+}
+
 /** The platform's view; one that predates base domains (no `base_domain*` fields) is read as naming none. */
 const platformView = gateAddressViewSchema.partial({ base_domain: true, base_domain_verified_at: true });
 type PlatformView = z.infer<typeof platformView>;
@@ -43,6 +57,8 @@ export class GateAddressProof {
   verified: PlatformView | undefined;
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
+  /** Attempts in a row that proved the URL and not the base domain. */
+  private domainMisses = 0;
 
   constructor(private readonly options: GateAddressProofOptions) {}
 
@@ -77,22 +93,25 @@ export class GateAddressProof {
     });
     if (named) this.token = named.token;
     const proven = named ? await this.call('/v1/gate/address/verify', undefined) : undefined;
+    let delay = this.options.retryMs;
     if (proven?.verified_at) {
       this.verified = proven;
       if (baseDomain === undefined || proven.base_domain_verified_at) {
+        this.domainMisses = 0;
         this.options.logger.info(
           { url: proven.url, base_domain: proven.base_domain ?? undefined },
           'gate: public address verified',
         );
         return;
       }
+      delay = domainRetryDelayMs(this.options.retryMs, ++this.domainMisses);
       this.options.logger.warn(
-        { url: proven.url, base_domain: baseDomain, code: proven.base_domain_error },
+        { url: proven.url, base_domain: baseDomain, code: proven.base_domain_error, retry_in_ms: delay },
         'gate: public address verified, base domain not proven; retrying',
       );
     }
     if (this.stopped) return;
-    this.timer = setTimeout(() => void this.attempt(), this.options.retryMs);
+    this.timer = setTimeout(() => void this.attempt(), delay);
     this.timer.unref();
   }
 
