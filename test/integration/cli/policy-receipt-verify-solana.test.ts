@@ -14,11 +14,9 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { pino } from 'pino';
-import { policyDocumentHash } from '../../../policy/signed-policy.js';
-import { walletPolicySchema } from '../../../policy/policy-schema.js';
 import { startLocalSolana, type LocalSolana } from '../../../ops/solana/local-solana.js';
 import { startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
-import { startTamperingProxy } from './tampering-proxy.js';
+import { startTamperingProxy, withholdSignedPolicy } from './tampering-proxy.js';
 import { runXx, stderrJson, stdoutJson, xxHomeFor } from './xx-process.js';
 
 const PASSPHRASE = 'correct horse battery staple';
@@ -112,32 +110,13 @@ describe('xx wallet policy verify on a Solana wallet: off-chain message receipts
   });
 
   it('(b) a tightening the API withholds while answering "applied" is detected as withheld', async () => {
-    let withheld: any;
-    proxy.set((method, url, body) => {
-      if (method !== 'PUT' || !url.endsWith('/policy/signed')) return {};
-      withheld = JSON.parse(body);
-      const policy = walletPolicySchema.parse(withheld.policy);
-      return {
-        answer: {
-          wallet_id: wallet.id,
-          policy: withheld.policy,
-          owner_policy: {
-            state: 'owner_signed',
-            authority: { kind: 'owner', address: init.addresses.base },
-            version: withheld.version,
-            policy_hash: policyDocumentHash(policy),
-            issued_at: withheld.issued_at,
-            next_version: withheld.version + 1,
-          },
-        },
-      };
-    });
+    const withheld = withholdSignedPolicy(proxy, wallet.id, init.addresses.base);
     const set = stdoutJson(
       await runXx(['wallet', 'policy', 'set', wallet.id, '--max-per-payment', '0.5', '--json'], env),
       'wallet policy set (version 2, withheld)',
     );
     assert.equal(set.owner_policy.version, 2, 'the owner is told version 2 applied');
-    assert.equal(withheld.version, 2);
+    assert.equal(withheld.body.version, 2);
     const held = await t.app.services.signer.call('get_wallet_policy', { address: wallet.address });
     assert.equal(held.current?.version, 1, 'the signer never got it');
     proxy.reset();

@@ -25,7 +25,7 @@ import { keystoreSchema, openMnemonic } from '../../../src/cli/commands/account/
 import { seedSignIn } from '../../../src/cli/commands/account/seed-sign-in.js';
 import { ApiClient } from '../../../src/cli/core/api-client.js';
 import { startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
-import { startTamperingProxy } from './tampering-proxy.js';
+import { startTamperingProxy, withholdSignedPolicy } from './tampering-proxy.js';
 import { runXx, stderrJson, stdoutJson, xxHomeFor } from './xx-process.js';
 
 const PASSPHRASE = 'correct horse battery staple';
@@ -106,32 +106,13 @@ describe('xx wallet policy verify: receipts signed by the wallet key (CLI subpro
 
   it('(b) F1: a tightening the API withholds while answering "applied" is detected as withheld', async () => {
     // The compromised API keeps the signed document and answers as if the signer had taken it.
-    let withheld: any;
-    proxy.set((method, url, body) => {
-      if (method !== 'PUT' || !url.endsWith('/policy/signed')) return {};
-      withheld = JSON.parse(body);
-      const policy = walletPolicySchema.parse(withheld.policy);
-      return {
-        answer: {
-          wallet_id: walletId,
-          policy: withheld.policy,
-          owner_policy: {
-            state: 'owner_signed',
-            authority: { kind: 'owner', address: init.addresses.base },
-            version: withheld.version,
-            policy_hash: policyDocumentHash(policy),
-            issued_at: withheld.issued_at,
-            next_version: withheld.version + 1,
-          },
-        },
-      };
-    });
+    const withheld = withholdSignedPolicy(proxy, walletId, init.addresses.base);
     const set = stdoutJson(
       await runXx(['wallet', 'policy', 'set', walletId, '--max-per-payment', '0.5', '--json'], env),
       'wallet policy set',
     );
     assert.equal(set.owner_policy.version, 2, 'the owner is told version 2 applied');
-    assert.equal(withheld.version, 2);
+    assert.equal(withheld.body.version, 2);
     const held = await t.app.services.signer.call('get_wallet_policy', { address: init.wallets[0].address });
     assert.equal(held.current?.version, 1, 'the signer never got it');
     proxy.reset();
@@ -252,28 +233,9 @@ describe('xx wallet policy verify: receipts signed by the wallet key (CLI subpro
   });
 
   it('(f) a version signed elsewhere and withheld by the API: --expect-version says withheld', async () => {
-    let withheld: any;
-    proxy.set((method, url, body) => {
-      if (method !== 'PUT' || !url.endsWith('/policy/signed')) return {};
-      withheld = JSON.parse(body);
-      const policy = walletPolicySchema.parse(withheld.policy);
-      return {
-        answer: {
-          wallet_id: walletId,
-          policy: withheld.policy,
-          owner_policy: {
-            state: 'owner_signed',
-            authority: { kind: 'owner', address: init.addresses.base },
-            version: withheld.version,
-            policy_hash: policyDocumentHash(policy),
-            issued_at: withheld.issued_at,
-            next_version: withheld.version + 1,
-          },
-        },
-      };
-    });
+    const withheld = withholdSignedPolicy(proxy, walletId, init.addresses.base);
     const hashV3 = await signElsewhere({ per_tx_cap_usd: '0.1' } as Partial<WalletPolicy>);
-    assert.equal(withheld.version, 3);
+    assert.equal(withheld.body.version, 3);
     proxy.reset();
     const run = await runXx(
       [

@@ -4,6 +4,8 @@
  * itself, or forwards and rewrites the answer, before the CLI sees it.
  */
 import http from 'node:http';
+import { walletPolicySchema } from '../../../policy/policy-schema.js';
+import { policyDocumentHash } from '../../../policy/signed-policy.js';
 
 /** What the proxy does with one request: forward it, answer it itself, or forward it and rewrite the answer. */
 export type Tamper = (
@@ -51,4 +53,36 @@ export async function startTamperingProxy() {
     reset: () => void (tamper = () => ({})),
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
+}
+
+/**
+ * Makes the proxy play the API that withholds a tightening: it keeps every signed PUT of a policy from the API (so
+ * the signer never sees it) and answers as if it had been applied. `body` is the last document withheld.
+ */
+export function withholdSignedPolicy(
+  proxy: Awaited<ReturnType<typeof startTamperingProxy>>,
+  walletId: string,
+  authority: string,
+): { body: any } {
+  const withheld: { body: any } = { body: undefined };
+  proxy.set((method, url, body) => {
+    if (method !== 'PUT' || !url.endsWith('/policy/signed')) return {};
+    withheld.body = JSON.parse(body);
+    const policy = walletPolicySchema.parse(withheld.body.policy);
+    return {
+      answer: {
+        wallet_id: walletId,
+        policy: withheld.body.policy,
+        owner_policy: {
+          state: 'owner_signed',
+          authority: { kind: 'owner', address: authority },
+          version: withheld.body.version,
+          policy_hash: policyDocumentHash(policy),
+          issued_at: withheld.body.issued_at,
+          next_version: withheld.body.version + 1,
+        },
+      },
+    };
+  });
+  return withheld;
 }
