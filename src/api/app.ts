@@ -72,14 +72,13 @@ export interface TreasuryApp {
     signer: SignerGateway;
     expiredReservations: ExpiredReservationSweeper;
     ledgerVerifier: LedgerVerifier;
-    paymentIdSweeper: SellersWing['paymentIdSweeper'];
-  };
+  } & Pick<SellersWing, 'paymentIdSweeper' | 'proofRechecker'>;
   listen(port: number, host: string): Promise<http.Server>;
   /**
-   * What the app must close, in order (base/closeables.ts): stop accepting, drain in-flight requests, stop
-   * the background work (the ledger verifier, the rate-limit clean-up, then `workers`: the caller's own
-   * timers), close the pay path's own connections and the signer client. The caller owns knex and closes
-   * it after these.
+   * What the app must close, in order (base/closeables.ts): stop accepting, drain in-flight requests, stop the
+   * background work (the ledger verifier, the proof re-checker, the rate-limit clean-up, then `workers`: the
+   * caller's own timers), close the pay path's own connections and the signer client. The caller owns knex and
+   * closes it after these.
    */
   closeables(workers?: readonly Closeable[]): Closeable[];
   /** Closes `closeables()` in order, every step attempted and bounded; the report says which failed. */
@@ -205,6 +204,7 @@ function buildWings(deps: TreasuryAppDeps, core: Core) {
     accounts,
     wallets: agentWalletsOf(wallets, config.walletBounds),
     clock,
+    maxAgents: config.maxAgentsPerAccount,
   });
   const identity = new IdentityService({
     store: pgIdentityStore(knex),
@@ -250,8 +250,7 @@ type Wings = ReturnType<typeof buildWings>;
 
 /** Every router, in the order the app serves them: pay first, no router walked before it (test/unit/http/router-order.test.ts). */
 function buildRouters(core: Core, wings: Wings, isShuttingDown: () => boolean) {
-  const { config, knex, metrics, chains, signer, tokenAuth, payAuth, accounts, balances, wallets, ownerPolicies } =
-    core;
+  const { config, knex, metrics, chains, signer, tokenAuth, payAuth, accounts, wallets, ownerPolicies } = core;
   const { pay, settlements, pats, agents, identity, paymentHistory, walletHistory, sellersWing } = wings;
   return [
     payRoutes({
@@ -276,7 +275,7 @@ function buildRouters(core: Core, wings: Wings, isShuttingDown: () => boolean) {
     }),
     docsRoutes(),
     treasuryRoutes({ auth: tokenAuth, accounts }),
-    walletRoutes({ auth: tokenAuth, wallets, knex, chains, balances, history: paymentHistory }),
+    walletRoutes({ ...core, auth: tokenAuth, history: paymentHistory }), // receipts count in core.rateLimits
     walletHistoryRoutes({ auth: tokenAuth, wallets, knex, history: walletHistory }),
     identityRoutes({ auth: tokenAuth, identity, policyState: bearerPolicyState(knex) }),
     patRoutes({ auth: tokenAuth, pats }),
@@ -318,7 +317,7 @@ export function createTreasuryApp(deps: TreasuryAppDeps): TreasuryApp {
   const wings = buildWings(deps, core);
   const { config, metrics, rateLimits, signer, accounts, wallets } = core;
   const { pay, expiredReservations, ledgerVerifier } = wings;
-  const { paymentIdSweeper } = wings.sellersWing;
+  const { paymentIdSweeper, proofRechecker } = wings.sellersWing;
   let shuttingDown = false;
   let server: http.Server | undefined;
   let rateLimitCleanup: RepeatingTask | undefined;
@@ -355,6 +354,7 @@ export function createTreasuryApp(deps: TreasuryAppDeps): TreasuryApp {
       11_000,
     ),
     closeable('ledger_verifier', () => ledgerVerifier.stop(), 10_000),
+    closeable('proof_rechecker', () => proofRechecker.stop(), 10_000),
     closeable('rate_limit_cleanup', () => rateLimitCleanup?.close(), 5_000),
     ...workers,
     closeable('pay_connections', () => pay.close(), 5_000),
@@ -365,7 +365,7 @@ export function createTreasuryApp(deps: TreasuryAppDeps): TreasuryApp {
     koa,
     metrics,
     routes: served,
-    services: { accounts, wallets, pay, signer, expiredReservations, ledgerVerifier, paymentIdSweeper },
+    services: { accounts, wallets, pay, signer, expiredReservations, ledgerVerifier, paymentIdSweeper, proofRechecker },
     listen(port, host) {
       return new Promise((resolve, reject) => {
         const serverOptions = { maxHeaderSize: 16 * 1024, requestTimeout: 30_000 };
@@ -377,6 +377,7 @@ export function createTreasuryApp(deps: TreasuryAppDeps): TreasuryApp {
         s.listen(port, host, () => {
           server = s;
           ledgerVerifier.start();
+          proofRechecker.start();
           if (rateLimits.enabled)
             rateLimitCleanup = startRepeatingTask({
               name: 'rate_limit_cleanup',

@@ -10,8 +10,15 @@
  * (`domainRetryDelayMs`), so a domain that never answers costs the platform two fetches an hour, not two every
  * GATE_REFRESH_MS; nothing here touches a buyer's request.
  *
+ * A proof does not last forever: the platform fetches it again on its own schedule and withdraws it when the file no
+ * longer serves the token (src/api/sellers/proofs/). So once all it named is proven the gate asks again every hour
+ * (`PROOF_RECHECK_MS`): naming the address answers the platform's view with its `verified_at` (and
+ * `base_domain_verified_at`); while they are still set nothing more is done (no verify call, no platform fetch);
+ * when the platform withdrew one the gate proves it again, as at its first start.
+ *
  * Defends against: serving a token the platform did not issue (only the platform's reply, parsed with the shared
- * schema, sets it); the bearer in a log line. Does not defend against: a GATE_PUBLIC_URL that routes to another
+ * schema, sets it); the bearer in a log line; a gate that stays unlisted after the platform withdrew its proof
+ * (it proves again within the hour). Does not defend against: a GATE_PUBLIC_URL that routes to another
  * process — the platform's fetch then fails and the sellers stay unlisted, which is the point.
  */
 import { boundedFetchJson, type FetchLike } from '../x402/bounded-fetch.js';
@@ -31,11 +38,16 @@ export interface GateAddressProofOptions {
   fetch: FetchLike;
   timeoutMs: number;
   retryMs: number;
+  /** How often a proven address is asked about again (PROOF_RECHECK_MS unless a test says otherwise). */
+  recheckMs?: number;
   logger: X402Logger;
 }
 
 /** The longest wait between attempts while only the base domain is unproven. */
 export const MAX_DOMAIN_RETRY_MS = 3_600_000;
+
+/** The wait before asking the platform whether a proven address (and base domain) is still proven. */
+export const PROOF_RECHECK_MS = 3_600_000;
 
 /**
  * The wait before the next attempt after `misses` attempts in a row proved the URL and not the base domain: GATE_REFRESH_MS
@@ -78,9 +90,15 @@ export class GateAddressProof {
     this.timer = undefined;
   }
 
+  /** Whether `view` has all this gate names proven: the URL and, with a base domain, the domain. */
+  private allProven(view: PlatformView): boolean {
+    return Boolean(view.verified_at && (this.options.baseDomain === undefined || view.base_domain_verified_at));
+  }
+
   /**
-   * One attempt: name the address (learning the token), then have the platform verify it. Done when the URL is
-   * verified and, with a base domain, the domain too; a URL verified alone is kept (`verified`) and tried again.
+   * One attempt: name the address (learning the token and whether it is still proven); unless all it names is still
+   * proven, have the platform verify it. When all is proven the next attempt is in `recheckMs`; a URL verified alone
+   * is kept (`verified`) and tried again.
    */
   async attempt(): Promise<void> {
     if (this.timer) clearTimeout(this.timer);
@@ -92,17 +110,25 @@ export class GateAddressProof {
       ...(baseDomain !== undefined ? { base_domain: baseDomain } : {}),
     });
     if (named) this.token = named.token;
+    // The platform says the URL is unproven (never proven, or withdrawn): no stale proven view is kept.
+    if (named && !named.verified_at) this.verified = undefined;
+    if (named && this.allProven(named)) {
+      // Still proven: nothing to fetch; ask again later.
+      this.verified = named;
+      this.domainMisses = 0;
+      return this.later(this.options.recheckMs ?? PROOF_RECHECK_MS);
+    }
     const proven = named ? await this.call('/v1/gate/address/verify', undefined) : undefined;
     let delay = this.options.retryMs;
     if (proven?.verified_at) {
       this.verified = proven;
-      if (baseDomain === undefined || proven.base_domain_verified_at) {
+      if (this.allProven(proven)) {
         this.domainMisses = 0;
         this.options.logger.info(
           { url: proven.url, base_domain: proven.base_domain ?? undefined },
           'gate: public address verified',
         );
-        return;
+        return this.later(this.options.recheckMs ?? PROOF_RECHECK_MS);
       }
       delay = domainRetryDelayMs(this.options.retryMs, ++this.domainMisses);
       this.options.logger.warn(
@@ -110,7 +136,13 @@ export class GateAddressProof {
         'gate: public address verified, base domain not proven; retrying',
       );
     }
+    this.later(delay);
+  }
+
+  /** The next attempt in `delay` ms (none once stopped). */
+  private later(delay: number): void {
     if (this.stopped) return;
+    if (this.timer) clearTimeout(this.timer);
     this.timer = setTimeout(() => void this.attempt(), delay);
     this.timer.unref();
   }

@@ -133,6 +133,18 @@ export const API_ENTRIES: Entries = {
     meaning:
       "days a rejected ledger row is kept after it was reported (at least 2: the rejected budget counts the last 24 h); older ones are deleted every 10 minutes in bounded batches (treasury_ledger_rejected_deleted_total), their days still counted in GET /v1/ledger/revenue's rejected figure",
   },
+  TREASURY_PROOF_RECHECK_SECONDS: {
+    meaning:
+      "seconds between two fetches of one proven proof of control (a seller's origin, a gate's URL, its base domain); 60 to 2592000 (docs/operations.md, Proof re-checks)",
+  },
+  TREASURY_PROOF_GRACE_SECONDS: {
+    meaning:
+      'seconds a proof whose file cannot be fetched (unreachable, time-out, 5xx, too large) stays proven after its last success, then withdrawn; 60 to 7776000, at least `TREASURY_PROOF_RECHECK_SECONDS` (refused at start otherwise, `config_invalid`)',
+  },
+  TREASURY_MAX_AGENTS_PER_ACCOUNT: {
+    meaning:
+      'agents one account may hold, whatever made them (POST /v1/agents, the default agent of a first sign-in): each is a Treasury account and an HSM/KMS account key; past it: 409 `agent_limit_reached`, nothing made',
+  },
   TREASURY_LEDGER_MAX_REJECTED_PER_SELLER: {
     meaning:
       'ledger rows one seller reported in the last 24 h that ended rejected (unknown transactions are rejected after TREASURY_LEDGER_NOT_FOUND_GRACE_SECONDS and kept); once reached, its reports of new transactions are refused whole: 429 `ledger_rejected_budget_exhausted` (`seller_id`, `limit`, `Retry-After: 3600`)',
@@ -201,6 +213,10 @@ export const API_ENTRIES: Entries = {
   TREASURY_RATE_LIMIT_POLICY: {
     meaning:
       'wallet policy writes (PUT …/policy, …/policy/signed: each an audit row nobody may delete) per account per window (shared through PostgreSQL)',
+  },
+  TREASURY_RATE_LIMIT_RECEIPT: {
+    meaning:
+      "the signer's policy receipts (GET …/policy/receipt: each an HSM/KMS signature in the queue every tenant shares) per account per window (shared through PostgreSQL)",
   },
   TREASURY_RATE_LIMIT_AUTH_FAILURES: {
     meaning:

@@ -116,6 +116,11 @@ function moneyMetrics({ counter, gauge, histogram }: Makers) {
       name: 'treasury_ledger_rejected_deleted_total',
       help: 'Rejected seller ledger rows deleted once older than TREASURY_LEDGER_REJECTED_RETENTION_DAYS (the revenue summary keeps their days counted).',
     }),
+    proofRechecks: counter({
+      name: 'treasury_proof_rechecks_total',
+      help: 'Re-checks of proofs of control (proof: seller_origin, gate_url, gate_base_domain) by outcome: proven (timestamp refreshed), kept (fetch failed within TREASURY_PROOF_GRACE_SECONDS) or withdrawn.',
+      labelNames: ['proof', 'outcome'],
+    }),
     ledgerPendingRows: gauge({
       name: 'treasury_ledger_pending_rows',
       help: "Seller ledger rows waiting for on-chain verification, as last counted by this process's verifier.",

@@ -40,6 +40,8 @@ import { PgGateCatalogueStore, PgSellerStore } from './store/pg-seller-stores.js
 import { PaymentIdService } from './payment-ids/payment-id-service.js';
 import { PaymentIdSweeper } from './payment-ids/payment-id-sweeper.js';
 import { PgPaymentIdStore } from './store/pg-payment-id-store.js';
+import { PgProofRecheckStore } from './proofs/proof-recheck-store.js';
+import { ProofRechecker } from './proofs/proof-rechecker.js';
 
 export interface SellersWingDeps {
   config: AppConfig;
@@ -72,6 +74,8 @@ export interface SellersWing {
   /** Deletes every seller's expired payment-identifier rows (run in the background by the app). */
   paymentIdSweeper: PaymentIdSweeper;
   gateStore: PgGateCatalogueStore;
+  /** Fetches sellers' origin and gates' address proofs again, withdrawing stale ones (started and stopped by the app). */
+  proofRechecker: ProofRechecker;
 }
 
 export function createSellersWing(deps: SellersWingDeps): SellersWing {
@@ -150,8 +154,26 @@ export function createSellersWing(deps: SellersWingDeps): SellersWing {
     collections,
     defaultNetwork,
   });
-  const ids = paymentIdParts(deps);
-  return { ledgerVerifier, sellers, ledger, pendingCap, payTo, payouts, collections, gate, gateStore, ...ids };
+  // The wing's own background work: the payment-identifier sweep and the re-checker of proofs of control.
+  const parts = { ...paymentIdParts(deps), proofRechecker: proofRecheckerOf(deps) };
+  return { ledgerVerifier, sellers, ledger, pendingCap, payTo, payouts, collections, gate, gateStore, ...parts };
+}
+
+/** The re-checker of proofs of control, with the outbound rules the first proofs use (./proofs/). */
+function proofRecheckerOf(deps: SellersWingDeps): ProofRechecker {
+  const { config } = deps;
+  return new ProofRechecker({
+    store: new PgProofRecheckStore(deps.knex),
+    outbound: {
+      allowPrivate: config.verifyAllowPrivate,
+      allowedPorts: config.outboundAllowedPorts,
+      resolveHost: deps.resolveHost,
+    },
+    metrics: deps.metrics,
+    log: deps.log,
+    clock: deps.clock,
+    options: config.proofRecheck,
+  });
 }
 
 /** The payment-identifier store's service, with its per-seller budgets, and the sweep of its expired rows. */

@@ -60,6 +60,7 @@ const API_SHUTDOWN_STEPS = [
   'http_stop_accepting',
   'http_drain',
   'ledger_verifier',
+  'proof_rechecker',
   'rate_limit_cleanup',
   'retired_key_reconciler',
   'expired_reservation_sweeper',

@@ -23,8 +23,13 @@
  * own account's token); a production address over plain HTTP; one account holding more than one verification's
  * outbound fetches at a time (its concurrent calls share the one running: each fetch may wait seconds on a slow
  * name server, and the process's DNS lookups are a shared, bounded pool); an address or domain changed after its proof
- * staying listed or bound (a new URL or domain is unproven). Does not defend: an address or domain that changes
- * hands after it was proven (prove again to refresh; nothing re-checks it on a timer).
+ * staying listed or bound (a new URL or domain is unproven); a file that only mentions the token in a longer line
+ * (../origin/origin-verifier.ts `servesToken`); an address or domain that changes hands after it was proven staying
+ * proven — src/api/sellers/proofs/ fetches each again through `fetchGateToken` (the domain under a fresh random
+ * label, `baseDomainFile`) at most once per TREASURY_PROOF_RECHECK_SECONDS and withdraws a proof whose file no
+ * longer serves the token, or that stays unreachable longer than TREASURY_PROOF_GRACE_SECONDS (each proof on its
+ * own; a domain is re-checked only while its URL is proven). Does not defend: a new owner serving the old token,
+ * or the time between two re-checks.
  */
 import { randomBytes } from 'node:crypto';
 import {
@@ -35,7 +40,7 @@ import {
   type GateAddressView,
 } from '../../../shared/gate-address-schema.js';
 import { AppError } from '../../errors/app-error.js';
-import { guardedFetchText, type OriginFetchOptions } from '../origin/origin-verifier.js';
+import { guardedFetchText, servesToken, type OriginFetchOptions } from '../origin/origin-verifier.js';
 import type { GateAddressRow, PgGateAddressStore } from './gate-address-store.js';
 
 const MAX_BYTES = 4096;
@@ -65,11 +70,26 @@ function viewOf(row: GateAddressRow): GateAddressView {
 }
 
 /** Where a base domain is proven: the verification file at a fresh random label under it, as the URL names it. */
-function baseDomainFile(url: string, baseDomain: string): URL {
+export function baseDomainFile(url: string, baseDomain: string): URL {
   const origin = hostRoutedOrigin(url, baseDomain, randomBytes(LABEL_BYTES).toString('hex'));
   // The stored URL and domain passed the shared schemas: a hex label under them is always a host name.
   if (origin === undefined) throw new AppError('internal_error');
   return new URL(GATE_VERIFICATION_PATH, origin);
+}
+
+/**
+ * GETs `file` under the origin verifier's rules (4 KiB, no redirects, the operator's address rules); refused
+ * (`gate_verification_token_mismatch`) unless a line of it is `token`. The first proofs and every re-check go
+ * through here.
+ */
+export async function fetchGateToken(file: URL, token: string, outbound: OriginFetchOptions): Promise<void> {
+  const body = await guardedFetchText(file, {
+    ...outbound,
+    maxBytes: MAX_BYTES,
+    notFound: 'gate_verification_not_found',
+  });
+  if (!servesToken(body, token))
+    throw new AppError('gate_verification_token_mismatch', { fields: { expected_file: file.toString() } });
 }
 
 export class GateAddressService {
@@ -157,14 +177,8 @@ export class GateAddressService {
     return viewOf(marked);
   }
 
-  /** GETs `file` under the origin verifier's rules; refused unless a white-space separated word of it is `token`. */
-  private async fetchToken(file: URL, token: string): Promise<void> {
-    const body = await guardedFetchText(file, {
-      ...this.deps.outbound,
-      maxBytes: MAX_BYTES,
-      notFound: 'gate_verification_not_found',
-    });
-    if (!body.split(/\s+/).includes(token))
-      throw new AppError('gate_verification_token_mismatch', { fields: { expected_file: file.toString() } });
+  /** GETs `file` and refuses it unless it serves `token` (`fetchGateToken`). */
+  private fetchToken(file: URL, token: string): Promise<void> {
+    return fetchGateToken(file, token, this.deps.outbound);
   }
 }

@@ -1,7 +1,8 @@
 /**
  * Where an account's gate address lives (migrations/20261130150000_gate_addresses.ts,
- * 20261203121500_gate_address_base_domain.ts): one row per account, its base URL, the account's gate token and
- * when that URL was proven; its base domain, if it named one, and when that was proven.
+ * 20261203121500_gate_address_base_domain.ts, 20261203140000_proof_rechecks.ts): one row per account, its base URL,
+ * the account's gate token and when that URL was last proven; its base domain, if it named one, and when that was
+ * last proven. A proof marked here is re-checked one interval later (src/api/sellers/proofs/ owns the schedule).
  *
  * Defends: a changed URL keeping the old one's proof (the upsert clears `verified_at` unless the URL is the
  * same), a changed URL or base domain keeping the domain's proof (cleared unless both are the same: the domain is
@@ -59,7 +60,8 @@ export class PgGateAddressStore {
   /** Marks `url` proven at `at`, if it is still the account's URL; undefined otherwise. */
   async markVerified(accountId: string, url: string, at: Date): Promise<GateAddressRow | undefined> {
     const result = await this.knex.raw(
-      `UPDATE gate_addresses SET verified_at = ?, updated_at = now() WHERE account_id = ? AND url = ?
+      `UPDATE gate_addresses SET verified_at = ?, url_recheck_at = NULL, updated_at = now()
+        WHERE account_id = ? AND url = ?
        RETURNING ${COLUMNS}`,
       [at, accountId, url],
     );
@@ -73,7 +75,7 @@ export class PgGateAddressStore {
     at: Date,
   ): Promise<GateAddressRow | undefined> {
     const result = await this.knex.raw(
-      `UPDATE gate_addresses SET base_domain_verified_at = ?, updated_at = now()
+      `UPDATE gate_addresses SET base_domain_verified_at = ?, base_domain_recheck_at = NULL, updated_at = now()
         WHERE account_id = ? AND url = ? AND base_domain = ?
        RETURNING ${COLUMNS}`,
       [at, accountId, address.url, address.baseDomain],

@@ -6,6 +6,9 @@
  * redirects, the deadline, at most `maxBytes` read), passing it the operator's `allowPrivate` and ports.
  * Defends, here: an error that echoes what the remote side answered — each refusal or status becomes a code,
  * the URL the tenant gave us and our own limit; never a body, header, Location or status line.
+ * Holds the one token rule every proof of control uses (`servesToken`: a seller's origin, a gate's URL and its base
+ * domain, at the first proof and at every re-check of src/api/sellers/proofs/): a line of the file, trimmed of its
+ * surrounding white space, equal to the token — never a word inside a longer line.
  * Does not defend: the content of a 2xx document (callers treat it as untrusted input).
  */
 import { AppError } from '../../errors/app-error.js';
@@ -25,6 +28,15 @@ export async function fetchVerificationFile(origin: string, options: OriginFetch
     maxBytes: MAX_BYTES,
     notFound: 'well_known_not_found',
   });
+}
+
+/**
+ * Whether `body` serves `token`: one of its lines (LF or CRLF), trimmed of surrounding white space, is exactly the
+ * token. A file that only mentions it inside a sentence (`see xx-verify-… here`), as a page quoting it would, does
+ * not.
+ */
+export function servesToken(body: string, token: string): boolean {
+  return body.split('\n').some((line) => line.trim() === token);
 }
 
 function limitText(maxBytes: number): string {

@@ -81,7 +81,8 @@ export class PgSellerStore implements SellerStore {
   async markOriginVerified(sellerId: string, origin: string, at: Date): Promise<SellerRow | undefined> {
     const [row] = (await this.knex('sellers')
       .where({ id: sellerId, origin })
-      .update({ verified_at: at })
+      // A fresh proof: the next re-check is one interval after it (src/api/sellers/proofs/proof-recheck-store.ts).
+      .update({ verified_at: at, origin_recheck_at: null })
       .returning('*')) as SellerRow[];
     return row;
   }

@@ -56,7 +56,10 @@ export interface SellerStore {
   change(sellerId: string, changes: SellerChanges): Promise<SellerRow | undefined>;
   /** Keeps `token` as the seller's verification token unless it has one; the token it keeps. */
   keepVerificationToken(sellerId: string, token: string): Promise<string>;
-  /** Marks `origin` verified at `at`, only while it is still the seller's origin; undefined otherwise. */
+  /**
+   * Marks `origin` verified at `at`, only while it is still the seller's origin (its next re-check one interval
+   * later: src/api/sellers/proofs/); undefined otherwise.
+   */
   markOriginVerified(sellerId: string, origin: string, at: Date): Promise<SellerRow | undefined>;
 }
 
