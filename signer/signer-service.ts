@@ -1,9 +1,9 @@
 /**
- * What each protocol method does, independent of transport: re-check the static invariants, compute the
- * EIP-712 digest from the structured authorization (EIP-3009, Permit2 with the x402 upto witness, or an
- * EIP-2612 permit to Permit2), take
- * the signature out of the wallet's own rolling ceilings (./limits/wallet-limiter.ts), sign through the
- * backend, finalise (low-S, yParity, recovered address = wallet address) — and only then return.
+ * What each protocol method does, independent of transport: re-check the static invariants, compute the EIP-712
+ * digest from the structured authorization (EIP-3009, Permit2 with the x402 upto witness, or an EIP-2612 permit to
+ * Permit2), take the signature out of the wallet's own rolling ceilings (./limits/wallet-limiter.ts; a policy receipt
+ * out of its receipt ceilings only, so receipts never refuse its payments), sign through the backend, finalise
+ * (low-S, yParity, recovered address = wallet address) — and only then return.
  *
  * Protects against: returning anything but the protocol's result fields (results are built field by
  * field, never spread from backend objects), signing anything the signer did not hash itself, and a front
@@ -46,7 +46,7 @@ import { eip2612PermitDigest } from './eip2612/hash-eip2612-permit.js';
 import { transferAuthorizationDigest } from './eip3009/hash-transfer-authorization.js';
 import { KeyDestructions } from './key-destruction/key-destructions.js';
 import { proveWalletKey } from './key-destruction/prove-wallet-key.js';
-import type { LimitReceipt, WalletLimiter } from './limits/wallet-limiter.js';
+import type { LimitReceipt, SignatureKind, WalletLimiter } from './limits/wallet-limiter.js';
 import { permit2WitnessTransferDigest } from './permit2/hash-permit2-witness-transfer.js';
 import type {
   SignerLimitName,
@@ -62,9 +62,9 @@ import { signEd25519OfAccount } from './solana/ed25519-account-key.js';
 import { assertEd25519Signature } from './solana/ed25519-signature.js';
 import { receiptMessageSigning } from './solana/policy-receipt-message.js';
 import { checkSolanaPaymentRequest } from './solana/solana-payment-request.js';
+import { walletAddress, walletKeyResult } from './wallet-key-result.js';
 
 const base58 = getBase58Decoder();
-import { walletAddress, walletKeyResult } from './wallet-key-result.js';
 
 export interface SignerServiceLimits {
   /** The rolling ceilings per wallet; without it only the static invariants (`value_max` among them) apply. */
@@ -73,12 +73,11 @@ export interface SignerServiceLimits {
   refused?: (limit: SignerLimitName) => void;
 }
 
-/** A signature as the wallet's ceilings count it (its address and amount), and the key it is made with. */
-interface Taken {
-  address: string;
-  amount: bigint;
-  walletKeyRef: string;
-}
+/**
+ * A signature as the wallet's ceilings count it (its address and amount, and which ceilings it counts in: a payment's
+ * or permit's when `kind` is absent, ../limits/wallet-limiter.ts), and the key it is made with.
+ */
+type Taken = { address: string; amount: bigint; walletKeyRef: string; kind?: SignatureKind };
 
 /** A payment as the policy store counts it: its wallet (and the wallet's account key), amount and payee. */
 interface Payment extends Taken {
@@ -254,8 +253,8 @@ export class SignerService {
   }
 
   /** Checks the wallet's ceilings and records this signature in them, at once (synchronous: nothing can interleave). */
-  private take(address: string, amount: bigint): LimitReceipt | undefined {
-    const outcome = this.limits.wallets?.take(address, amount);
+  private take(address: string, amount: bigint, kind: SignatureKind = 'signature'): LimitReceipt | undefined {
+    const outcome = this.limits.wallets?.take(address, amount, kind);
     if (!outcome || outcome.ok) return outcome?.receipt;
     const r = outcome.refusal;
     this.limits.refused?.(r.limit);
@@ -381,7 +380,7 @@ export class SignerService {
   ): Promise<R> {
     let receipt: LimitReceipt | undefined;
     try {
-      receipt = this.take(taken.address, taken.amount);
+      receipt = this.take(taken.address, taken.amount, taken.kind);
       const result = await sign();
       if (settle) await settle();
       this.destructions.assertLive(taken.walletKeyRef);

@@ -51,12 +51,16 @@ const addressListSchema = z
  * front's policies are usually tighter; these are the floor of trust when the front is not). 120
  * signatures a minute (2/s bursts) and 3,600 an hour (1/s sustained) per wallet cover an agent paying
  * per call in a loop. Operators with bigger payments raise them in the signer's environment.
+ * Policy receipts have ceilings of their own, 20 a minute and 200 an hour per wallet: an owner checks a wallet's
+ * policy now and then, and a reader of the wallet asking for more never takes what its payments need.
  */
 const DEFAULT_MAX_PER_SIGNATURE = '100000000';
 const DEFAULT_WALLET_MAX_PER_HOUR = '250000000';
 const DEFAULT_WALLET_MAX_PER_DAY = '1000000000';
 const DEFAULT_WALLET_SIGNATURES_PER_MINUTE = 120;
 const DEFAULT_WALLET_SIGNATURES_PER_HOUR = 3600;
+const DEFAULT_WALLET_RECEIPTS_PER_MINUTE = 20;
+const DEFAULT_WALLET_RECEIPTS_PER_HOUR = 200;
 /** Positive raw amounts below 10^18 (under 2^63: the limiter's sums are exact 64-bit integers). */
 const rawAmountSchema = z
   .string()
@@ -109,6 +113,19 @@ const envSchema = z.object({
     .min(1)
     .max(1_000_000_000)
     .default(DEFAULT_WALLET_SIGNATURES_PER_HOUR),
+  /** Policy receipts (`attest_wallet_policy`) per wallet: ceilings of their own, apart from the payments'. */
+  TREASURY_SIGNER_WALLET_RECEIPTS_PER_MINUTE: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(1_000_000)
+    .default(DEFAULT_WALLET_RECEIPTS_PER_MINUTE),
+  TREASURY_SIGNER_WALLET_RECEIPTS_PER_HOUR: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(1_000_000)
+    .default(DEFAULT_WALLET_RECEIPTS_PER_HOUR),
   /** Where the per-wallet windows are kept across restarts (../limits/limits-state-file.ts); unset: memory only. */
   TREASURY_SIGNER_LIMITS_STATE_FILE: z.string().min(1).max(4096).optional(),
   TREASURY_SIGNER_MAX_VALIDITY_SECONDS: z.coerce
@@ -235,6 +252,11 @@ function parseLimits(e: z.infer<typeof envSchema>): { maxPerSignature: bigint; w
       'TREASURY_SIGNER_WALLET_SIGNATURES_PER_MINUTE exceeds TREASURY_SIGNER_WALLET_SIGNATURES_PER_HOUR',
     );
   }
+  if (e.TREASURY_SIGNER_WALLET_RECEIPTS_PER_MINUTE > e.TREASURY_SIGNER_WALLET_RECEIPTS_PER_HOUR) {
+    throw new SignerConfigError(
+      'TREASURY_SIGNER_WALLET_RECEIPTS_PER_MINUTE exceeds TREASURY_SIGNER_WALLET_RECEIPTS_PER_HOUR',
+    );
+  }
   const walletLimits: WalletLimit[] = [
     {
       name: 'wallet_signatures_minute',
@@ -250,6 +272,18 @@ function parseLimits(e: z.infer<typeof envSchema>): { maxPerSignature: bigint; w
     },
     { name: 'wallet_amount_hour', measure: 'amount', windowSeconds: 3600, max: perHour },
     { name: 'wallet_amount_day', measure: 'amount', windowSeconds: 86_400, max: perDay },
+    {
+      name: 'wallet_receipts_minute',
+      measure: 'receipts',
+      windowSeconds: 60,
+      max: BigInt(e.TREASURY_SIGNER_WALLET_RECEIPTS_PER_MINUTE),
+    },
+    {
+      name: 'wallet_receipts_hour',
+      measure: 'receipts',
+      windowSeconds: 3600,
+      max: BigInt(e.TREASURY_SIGNER_WALLET_RECEIPTS_PER_HOUR),
+    },
   ];
   return { maxPerSignature, walletLimits: walletLimits.map((l) => Object.freeze(l)) };
 }

@@ -1,10 +1,12 @@
 /**
- * The signer's own rolling ceilings per wallet address: at most so many raw token units, and so many
- * signatures, per rolling window (TREASURY_SIGNER_WALLET_* in ../config/signer-config.ts — the signer's
- * environment only; no protocol message reaches them). `take` checks every ceiling and, only if all
- * hold, records the signature in all of them, synchronously: the service calls it between its checks and
- * the HSM, with no await in between, so concurrent requests cannot both pass on the same headroom.
- * The clock is injected (milliseconds); the class reads nothing else.
+ * The signer's own rolling ceilings per wallet address: at most so many raw token units, so many
+ * signatures, and so many policy receipts, per rolling window (TREASURY_SIGNER_WALLET_* in
+ * ../config/signer-config.ts — the signer's environment only; no protocol message reaches them). `take` checks
+ * every ceiling its kind counts in and, only if all hold, records the signature in all of them, synchronously:
+ * the service calls it between its checks and the HSM, with no await in between, so concurrent requests cannot
+ * both pass on the same headroom. A payment or permit (`signature`) counts in the amount and signature ceilings;
+ * a policy receipt (`receipt`) in the receipt ceilings only — so a reader asking for receipts never spends the
+ * headroom a wallet's payments need. The clock is injected (milliseconds); the class reads nothing else.
  *
  * Protects against: a compromised or buggy front asking for many signatures, each within the static
  * invariants, that together drain a wallet — what one wallet can lose per hour and per day is bounded by
@@ -20,6 +22,8 @@
  *     up to its ceiling (there is no global ceiling).
  *   - amounts are summed across chains and tokens as raw units (all allowed tokens are 6-decimal USDC):
  *     conservative, never looser.
+ *   - receipts and payments share the HSM/KMS itself: the receipt ceilings bound what one wallet's receipts take
+ *     of it, not what many wallets' do (the API's per-account `receipt` bucket bounds that).
  * Memory: about 1 KB per wallet that signed within the last day (100,000 such wallets ≈ 100 MB); wallets with
  * nothing left in any window are forgotten every few thousand signatures.
  */
@@ -29,8 +33,11 @@ import { RollingSum } from './rolling-sum.js';
 
 export interface WalletLimit {
   name: Exclude<SignerLimitName, 'per_signature'>;
-  /** `amount`: raw token units signed for; `signatures`: one per signature. */
-  measure: 'amount' | 'signatures';
+  /**
+   * `amount`: raw token units a payment signs for; `signatures`: one per payment or permit signature;
+   * `receipts`: one per policy receipt.
+   */
+  measure: 'amount' | 'signatures' | 'receipts';
   windowSeconds: number;
   max: bigint;
 }
@@ -44,11 +51,25 @@ export interface LimitRefusal {
   retryAfterSeconds: number;
 }
 
+/** What a signature is: a payment or permit (`signature`), or a policy receipt (`receipt`). */
+export type SignatureKind = 'signature' | 'receipt';
+
 /** What `take` recorded, to be given back if the signature never leaves the signer. */
 export interface LimitReceipt {
   readonly wallet: string;
   readonly amount: bigint;
+  readonly kind: SignatureKind;
+  /** The bucket each limit recorded it in; NOT_COUNTED for a limit its kind does not count in. */
   readonly buckets: readonly number[];
+}
+
+/** A limit's entry in `LimitReceipt.buckets` when the signature's kind does not count in it. */
+const NOT_COUNTED = -1;
+
+/** What one signature of `kind` and `amount` weighs in `limit`; undefined when its kind does not count there. */
+function weightIn(limit: WalletLimit, kind: SignatureKind, amount: bigint): bigint | undefined {
+  if ((limit.measure === 'receipts') !== (kind === 'receipt')) return undefined;
+  return limit.measure === 'amount' ? amount : 1n;
 }
 
 export type TakeOutcome = { ok: true; receipt: LimitReceipt } | { ok: false; refusal: LimitRefusal };
@@ -74,8 +95,11 @@ export class WalletLimiter {
     private readonly nowMs: () => number = Date.now,
   ) {}
 
-  /** Checks every ceiling of `wallet` for one more signature of `amount`; records it in all only if all hold. */
-  take(wallet: string, amount: bigint): TakeOutcome {
+  /**
+   * Checks every ceiling of `wallet` that a signature of `kind` counts in for one more of `amount`; records it in
+   * all of them only if all hold (the others are neither checked nor touched).
+   */
+  take(wallet: string, amount: bigint, kind: SignatureKind = 'signature'): TakeOutcome {
     const now = this.nowMs();
     const key = counterpartyKey(wallet);
     let sums = this.wallets.get(key);
@@ -83,7 +107,8 @@ export class WalletLimiter {
       for (let i = 0; i < this.limits.length; i++) {
         const limit = this.limits[i]!;
         const sum = sums[i]!;
-        const add = limit.measure === 'amount' ? amount : 1n;
+        const add = weightIn(limit, kind, amount);
+        if (add === undefined) continue;
         const used = sum.total(now);
         if (used + add <= limit.max) continue;
         const headroom = used < limit.max ? limit.max - used : 0n;
@@ -101,7 +126,7 @@ export class WalletLimiter {
     } else {
       // A first signature only has to fit each ceiling on its own (the configuration keeps max_per_signature ≤ every amount ceiling).
       for (const limit of this.limits) {
-        if ((limit.measure === 'amount' ? amount : 1n) <= limit.max) continue;
+        if ((weightIn(limit, kind, amount) ?? 0n) <= limit.max) continue;
         return {
           ok: false,
           refusal: {
@@ -116,20 +141,25 @@ export class WalletLimiter {
       sums = this.limits.map((l) => new RollingSum(l.windowSeconds * 1000));
       this.wallets.set(key, sums);
     }
-    const buckets = this.limits.map((limit, i) => sums.at(i)!.add(now, limit.measure === 'amount' ? amount : 1n));
+    const buckets = this.limits.map((limit, i) => {
+      const add = weightIn(limit, kind, amount);
+      return add === undefined ? NOT_COUNTED : sums.at(i)!.add(now, add);
+    });
     this.changeCount++;
     this.changed?.add(key);
     if (++this.takes % SWEEP_EVERY === 0) this.sweep(now);
-    return { ok: true, receipt: { wallet: key, amount, buckets } };
+    return { ok: true, receipt: { wallet: key, amount, kind, buckets } };
   }
 
   /** Takes back a signature `take` recorded that never left the signer. */
   giveBack(receipt: LimitReceipt): void {
     const sums = this.wallets.get(receipt.wallet);
     if (!sums) return;
-    this.limits.forEach((limit, i) =>
-      sums[i]!.remove(receipt.buckets[i]!, limit.measure === 'amount' ? receipt.amount : 1n),
-    );
+    this.limits.forEach((limit, i) => {
+      const bucket = receipt.buckets[i]!;
+      const weight = weightIn(limit, receipt.kind, receipt.amount);
+      if (bucket !== NOT_COUNTED && weight !== undefined) sums[i]!.remove(bucket, weight);
+    });
     this.changeCount++;
     this.changed?.add(receipt.wallet);
   }

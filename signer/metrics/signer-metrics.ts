@@ -47,7 +47,7 @@ export function createSignerMetrics() {
     }),
     limitRefusals: new Counter({
       name: 'treasury_signer_limit_refusals_total',
-      help: "Signatures refused by the signer's own limits, by limit: per_signature (TREASURY_SIGNER_MAX_PER_SIGNATURE) or a rolling per-wallet ceiling (wallet_amount_hour, wallet_amount_day, wallet_signatures_minute, wallet_signatures_hour).",
+      help: "Signatures refused by the signer's own limits, by limit: per_signature (TREASURY_SIGNER_MAX_PER_SIGNATURE) or a rolling per-wallet ceiling (wallet_amount_hour, wallet_amount_day, wallet_signatures_minute, wallet_signatures_hour, wallet_receipts_minute, wallet_receipts_hour).",
       labelNames: ['limit'] as const,
       registers: [registry],
     }),

@@ -17,14 +17,19 @@
  * sign-in: an EVM wallet's key signs an EIP-191 personal message of a fixed-form text; a Solana wallet's Ed25519 key
  * signs only a Solana off-chain message of it (../solana/policy-receipt-message.ts: bytes that always begin with
  * the `\xffsolana offchain` signing domain, which no transaction message does, under Treasury's receipt application
- * domain, the wallet the one required signatory). Its cost, one HSM/KMS signature, counts as one signature of no
- * amount in the wallet's rolling signature ceilings (`wallet_signatures_minute` / `_hour`, as an EIP-2612 permit
- * does), and is given back if it does not leave; a key whose destroy started signs none (`key_destroyed`).
+ * domain, the wallet the one required signatory); a reader of the wallet blocking its payments by asking for
+ * receipts: a receipt's cost, one HSM/KMS signature, counts in the wallet's own receipt ceilings only
+ * (`wallet_receipts_minute` / `_hour`, TREASURY_SIGNER_WALLET_RECEIPTS_PER_*), never in the signature and amount
+ * ceilings its payments and permits count in, and is given back if it does not leave; a key whose destroy started
+ * signs none (`key_destroyed`).
  * Does not defend: anything after `signer_time` (a receipt is the state when it was made, not later); a verifier that
- * takes the API's word for the wallet's address (the owner's check uses the address the owner signed for).
+ * takes the API's word for the wallet's address (the owner's check uses the address the owner signed for); many
+ * wallets' receipts together taking the HSM/KMS's sign rate from every tenant's payments (the API bounds receipts per
+ * account: its `receipt` rate-limit bucket).
  */
 import { hashMessage, hexToBytes } from 'viem';
 import { aaddress } from '../assert.js';
+import type { SignatureKind } from '../limits/wallet-limiter.js';
 import type { AttestWalletPolicyParams, AttestWalletPolicyResult } from '../protocol/owner-policy-protocol.js';
 import { solanaPublicKey } from '../solana/ed25519-signature.js';
 import { policyReceiptMessage } from '../solana/policy-receipt-message.js';
@@ -32,12 +37,14 @@ import type { OwnerPolicies } from './owner-policies.js';
 import { policyReceiptStatement } from './policy-receipt-statement.js';
 
 /**
- * One signature as the wallet's ceilings count it (its address, no amount, its key) and the digest it signs with the
- * wallet's key references.
+ * One signature as the wallet's receipt ceilings count it (its address, no amount, its key) and the digest it signs
+ * with the wallet's key references.
  */
 export interface ReceiptSignature {
   address: string;
   amount: bigint;
+  /** Always `receipt`: the ceilings it counts in are the receipt ceilings (../limits/wallet-limiter.ts). */
+  kind: Extract<SignatureKind, 'receipt'>;
   walletKeyRef: string;
   account_key_ref: string;
   wallet_key_ref: string;
@@ -45,8 +52,8 @@ export interface ReceiptSignature {
 }
 
 /**
- * Takes the wallet's ceilings for the signature, signs its digest with the wallet's key and checks it recovers to the
- * address (the signer service's own signing path), giving the ceilings back if it does not leave.
+ * Takes the wallet's receipt ceilings for the signature, signs its digest with the wallet's key and checks it recovers
+ * to the address (the signer service's own signing path), giving the ceilings back if it does not leave.
  */
 export type ReceiptSigning = (signature: ReceiptSignature) => Promise<{ signature: string }>;
 
@@ -57,9 +64,9 @@ export interface ReceiptEd25519Signature extends Omit<ReceiptSignature, 'digest'
 }
 
 /**
- * Takes the wallet's ceilings for the signature, signs the message with the wallet's Ed25519 key and verifies it under
- * the address's public key (the signer service's own Ed25519 path), giving the ceilings back if it does not leave;
- * the signature in base58.
+ * Takes the wallet's receipt ceilings for the signature, signs the message with the wallet's Ed25519 key and verifies
+ * it under the address's public key (the signer service's own Ed25519 path), giving the ceilings back if it does not
+ * leave; the signature in base58.
  */
 export type ReceiptEd25519Signing = (signature: ReceiptEd25519Signature) => Promise<{ signature: string }>;
 
@@ -87,7 +94,13 @@ export async function attestWalletPolicy(
     nonce: params.nonce,
   });
   const key = params.wallet_key;
-  const taken = { address: params.address, amount: 0n, walletKeyRef: key.wallet_key_ref, ...key };
+  const taken = {
+    address: params.address,
+    amount: 0n,
+    kind: 'receipt' as const,
+    walletKeyRef: key.wallet_key_ref,
+    ...key,
+  };
   if (solana) {
     const message = policyReceiptMessage(statement, params.address);
     const { signature } = await sign.ed25519({ ...taken, message });

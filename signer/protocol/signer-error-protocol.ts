@@ -47,7 +47,8 @@ export const signerErrorCodeSchema = z.enum(SIGNER_ERROR_CODES);
 /**
  * The signer's own amount and rate limits (signer/limits/, configured on the signer only). `per_signature`
  * is the `value_max` invariant (an `invariant_violation`); the others are rolling windows per wallet
- * address (`limit_exceeded`): amounts in raw token units (6 decimals), signatures as a count.
+ * address (`limit_exceeded`): amounts in raw token units (6 decimals), signatures as a count; policy receipts
+ * (`attest_wallet_policy`) count in the `wallet_receipts_*` windows only, payments and permits never do.
  */
 export const SIGNER_LIMIT_NAMES = [
   'per_signature',
@@ -55,6 +56,8 @@ export const SIGNER_LIMIT_NAMES = [
   'wallet_amount_day',
   'wallet_signatures_minute',
   'wallet_signatures_hour',
+  'wallet_receipts_minute',
+  'wallet_receipts_hour',
 ] as const;
 export const signerLimitNameSchema = z.enum(SIGNER_LIMIT_NAMES);
 

@@ -214,6 +214,11 @@ export const ERROR_CODES = {
     message:
       'This account holds as many live PATs as an account may (limit); revoke one it no longer needs, or ask the operator to raise the limit. Nothing was issued.',
   },
+  agent_limit_reached: {
+    status: 409,
+    message:
+      'This account holds as many agents as an account may (limit); give new work to an agent it already has, or ask the operator to raise the limit. Nothing was made.',
+  },
   ledger_pending_limit: {
     status: 429,
     message:
@@ -295,7 +300,7 @@ export const ERROR_CODES = {
   signer_limit_exceeded: {
     status: 429,
     message:
-      "The signer refused this payment: the wallet is past one of the signer's own rolling ceilings (amount or signatures per window). Nothing was signed; retry after retry_after_seconds.",
+      "The signer refused this signature: the wallet is past one of the signer's own rolling ceilings (amount, signatures or policy receipts per window; see limit). Nothing was signed; retry after retry_after_seconds.",
   },
   signer_unavailable: { status: 503, message: 'The signer is unavailable; retry shortly.' },
   hsm_unsupported: {

@@ -224,6 +224,10 @@ export class FakeAgentStore implements AgentStore {
     this.agents.push(agent);
   }
 
+  async lockAgentCount(_unit: StoreUnit, accountId: string, atMost: number) {
+    return Math.min(this.agents.filter((a) => a.account_id === accountId).length, atMost);
+  }
+
   async firstOf(_unit: StoreUnit, accountId: string) {
     return this.agents.find((a) => a.account_id === accountId)!.id;
   }

@@ -80,6 +80,10 @@ export const SIGNER_ENTRIES: Entries = {
   TREASURY_SIGNER_WALLET_MAX_PER_DAY: { meaning: 'most one wallet may sign for in a rolling day (raw units)' },
   TREASURY_SIGNER_WALLET_SIGNATURES_PER_MINUTE: { meaning: 'signatures per wallet per rolling minute' },
   TREASURY_SIGNER_WALLET_SIGNATURES_PER_HOUR: { meaning: 'signatures per wallet per rolling hour' },
+  TREASURY_SIGNER_WALLET_RECEIPTS_PER_MINUTE: {
+    meaning: "policy receipts per wallet per rolling minute (a ceiling of their own: never the payments')",
+  },
+  TREASURY_SIGNER_WALLET_RECEIPTS_PER_HOUR: { meaning: 'policy receipts per wallet per rolling hour' },
   TREASURY_SIGNER_LIMITS_STATE_FILE: {
     meaning:
       'where the per-wallet windows are kept across restarts (appended to every second, compacted in the background, rewritten at start and stop); unset: memory only',

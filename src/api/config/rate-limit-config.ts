@@ -6,7 +6,9 @@
  * authenticated route but the pay routes, all counted in PostgreSQL and shared by every API process; PAY per
  * bearer on the wallet pay routes and DISCOVERY per client address on the public catalogue (GET /discovery/*),
  * counted in each process's memory; POLICY per account on the wallet policy writes (PUT …/policy and
- * …/policy/signed: each writes a permanent audit row), counted in PostgreSQL. `off` is for benchmarks only.
+ * …/policy/signed: each writes a permanent audit row), counted in PostgreSQL; RECEIPT per account on the signer's
+ * policy receipts (GET …/policy/receipt: each one HSM/KMS signature, in the signer's queue every tenant shares),
+ * counted in PostgreSQL. `off` is for benchmarks only.
  *
  * Defends: a limit outside its bounds (each variable is a bounded integer). Does not defend: the counting
  * (the middleware does).
@@ -27,6 +29,11 @@ export const rateLimitEnvShape = {
    * shared through PostgreSQL: each one appends an audit row nobody may delete.
    */
   TREASURY_RATE_LIMIT_POLICY: envInt(1, 10_000_000, 60),
+  /**
+   * The signer's policy receipts per account per window (keyed as POLICY), shared through PostgreSQL: each one is
+   * an HSM/KMS signature taken from the sign rate every tenant's payments share.
+   */
+  TREASURY_RATE_LIMIT_RECEIPT: envInt(1, 10_000_000, 60),
   /**
    * Refused bearers (401) per client address per window, in each process's memory; past it, a bearer from there
    * that is refused answers 429 (a valid one still passes).
@@ -49,6 +56,8 @@ export type RateLimitConfig = Readonly<{
   discovery: number;
   /** Wallet policy writes per account (the bearer's platform account, else its Treasury account). */
   policy: number;
+  /** The signer's policy receipts per account (keyed as `policy`). */
+  receipt: number;
   /** Refused bearers per client address. */
   auth_failure: number;
   /** Refusals of one presented bearer (keyed by its hash). */
@@ -65,6 +74,7 @@ export function rateLimitConfigOf(e: RateLimitEnv): RateLimitConfig {
     pay: e.TREASURY_RATE_LIMIT_PAY,
     discovery: e.TREASURY_RATE_LIMIT_DISCOVERY,
     policy: e.TREASURY_RATE_LIMIT_POLICY,
+    receipt: e.TREASURY_RATE_LIMIT_RECEIPT,
     auth_failure: e.TREASURY_RATE_LIMIT_AUTH_FAILURES,
     auth_failure_token: e.TREASURY_RATE_LIMIT_AUTH_FAILURES_PER_TOKEN,
   });

@@ -30,7 +30,7 @@ export const AGENT_CATALOG: CatalogEntry[] = [
     body: spawnAgentBodySchema,
     bodyOptional: true,
     replies: { 201: agentViewSchema },
-    errors: ['signer_unavailable', 'hsm_unsupported'],
+    errors: ['agent_limit_reached', 'signer_unavailable', 'hsm_unsupported'],
   },
   {
     method: 'GET',

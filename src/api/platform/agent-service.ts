@@ -9,11 +9,15 @@
  * for the whole page (`AgentWallets.firstActivePages`), not one per agent. Each agent in it carries what
  * `GET /v1/agents/{id}` shows: its first 100 active wallets and where they continue. Not bounded: the
  * answer's size, up to 500 agents × 100 wallets on the largest page.
+ *
+ * An account holds at most TREASURY_MAX_AGENTS_PER_ACCOUNT agents, whatever made them (./agent-bounds.ts: 409
+ * `agent_limit_reached`, counted under the account's lock before the HSM is asked for the agent's key).
  */
 import type { PageRequest } from '../db/keyset-cursor.js';
 import type { StoreUnit } from '../db/store-unit.js';
 import { AppError } from '../errors/app-error.js';
 import type { AccountService } from './account-service.js';
+import { refuseOverAgentBound } from './agent-bounds.js';
 import type { AgentWalletInput, AgentWallets } from './agent-wallets.js';
 import type { AgentRow, AgentStore } from './store/platform-stores.js';
 import { generateId } from '../auth/token-codec.js';
@@ -29,6 +33,8 @@ export interface AgentServiceDeps {
   accounts: Pick<AccountService, 'create'>;
   wallets: AgentWallets;
   clock: () => Date;
+  /** TREASURY_MAX_AGENTS_PER_ACCOUNT: the account's agents at most (./agent-bounds.ts). */
+  maxAgents: number;
 }
 
 /** Active wallets shown with each agent; `wallets_next_cursor` continues them. */
@@ -95,7 +101,10 @@ export class AgentService {
     return this.get({ accountId }, agentId);
   }
 
-  /** A new agent with its own Treasury account (its key generated in the HSM, under `authority`), written in `unit`. */
+  /**
+   * A new agent with its own Treasury account (its key generated in the HSM, under `authority`), written in `unit`;
+   * refused before any key is made when the account already holds as many agents as it may.
+   */
   async spawnIn(
     unit: StoreUnit,
     accountId: string,
@@ -103,6 +112,8 @@ export class AgentService {
     now: Date,
   ): Promise<string> {
     const { label, authority } = agent;
+    const limit = this.deps.maxAgents;
+    refuseOverAgentBound(await this.deps.store.lockAgentCount(unit, accountId, limit), limit);
     const agentId = generateId('agt_');
     const treasury = await this.deps.accounts.create(
       { owner_type: 'agent', owner_id: agentId },

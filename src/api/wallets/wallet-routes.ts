@@ -2,6 +2,11 @@
  * Sub-wallet routes (Treasury-scoped bearer): create, list, read, balance, payments, the signer's policy receipt,
  * rotate, revoke. A wallet of another
  * account is indistinguishable from a missing one (404); a revoked wallet answers 410 on every route.
+ *
+ * Defends: one account crowding the signer every tenant shares with policy receipts (each an HSM/KMS signature) by
+ * spreading them over many wallets and bearers — they count in the `receipt` bucket per account
+ * (./wallet-tenant.ts), before the signer is asked. Does not defend: one wallet's receipts against its payments (the
+ * signer's own receipt ceilings do: signer/owner-policy/policy-receipts.ts).
  */
 import Router from '@koa/router';
 import type { BalanceReader } from '../chain/balance-reader.js';
@@ -15,15 +20,23 @@ import { validate } from '../http/validate.js';
 import { walletBearer, type WalletRouteDeps } from './wallet-bearer.js';
 import { policyReceiptQuerySchema } from './policy-receipt.js';
 import type { WalletBalance } from '../../shared/api-responses/wallet-responses.js';
+import type { RateLimits } from '../http/middleware/rate-limit.js';
+import { walletTenant } from './wallet-tenant.js';
 
 export function walletRoutes(
-  deps: WalletRouteDeps & { chains: ChainRegistry; balances: BalanceReader; history: PaymentHistoryService },
+  deps: WalletRouteDeps & {
+    chains: ChainRegistry;
+    balances: BalanceReader;
+    history: PaymentHistoryService;
+    /** Counts the policy receipts (bucket `receipt`, per account). */
+    rateLimits: Pick<RateLimits, 'consume'>;
+  },
 ): Router {
   const router = new Router();
   /** Treasury bearers manage wallets; an agent PAT (or a session exchanged from one) may only read its agent's wallets (`read`). */
   const accountOf = async (header: string, read = false) => {
     const { principal, accountId } = await walletBearer(deps, header, read);
-    return { accountId, actor: principal.actor };
+    return { accountId, actor: principal.actor, tenant: walletTenant(principal, accountId) };
   };
 
   router.post('/v1/wallets', async (ctx) => {
@@ -72,15 +85,17 @@ export function walletRoutes(
 
   /**
    * The signer's receipt of the wallet's policy, signed by the wallet's key around the caller's nonce
-   * (./policy-receipt.ts); never cached. Counted in the bearer's `token` bucket as the routes beside it, and in the
-   * signer as one signature of the wallet's own signature ceilings.
+   * (./policy-receipt.ts); never cached. Counted in the bearer's `token` bucket as the routes beside it, in the
+   * account's `receipt` bucket before the signer is asked, and in the signer in the wallet's own receipt ceilings
+   * (never in those its payments count in).
    */
   router.get('/v1/wallets/:id/policy/receipt', async (ctx) => {
-    const { accountId } = await accountOf(ctx.get('authorization'), true);
+    const { accountId, tenant } = await accountOf(ctx.get('authorization'), true);
     const walletId = validate(walletIdSchema, ctx.params.id, 'path');
     // 404 / 410 for the wallet before its query is read, as on every route of a wallet.
     const wallet = await deps.wallets.getActive(accountId, walletId);
     const { nonce } = validate(policyReceiptQuerySchema, ctx.query, 'query');
+    await deps.rateLimits.consume('receipt', tenant);
     ctx.set('Cache-Control', 'no-store');
     ctx.body = await deps.wallets.policyReceipt(wallet, nonce);
   });

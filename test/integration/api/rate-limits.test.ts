@@ -64,6 +64,7 @@ describe('rate limits (HTTP, PostgreSQL, SoftHSM)', function () {
           token: 10,
           pay: 10,
           policy: 10,
+          receipt: 10,
           discovery: 10,
           auth_failure: 10,
           auth_failure_token: 10,

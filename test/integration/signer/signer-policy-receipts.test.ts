@@ -9,7 +9,8 @@
  * - a made-up address is `key_not_found` (rule `unknown_wallet`), another wallet's key `address_mismatch`, a Solana
  *   wallet's Ed25519 key named for an EVM wallet `invariant_violation` (rule `key_curve`), a malformed nonce
  *   `invalid_request` (Solana wallets' own receipts: ./signer-solana-policy-receipts.test.ts);
- * - each receipt counts as one signature in the wallet's signature ceilings (`limit_exceeded`).
+ * - each receipt counts in the wallet's receipt ceilings (`limit_exceeded`, `wallet_receipts_minute`), never in its
+ *   signature ceilings.
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
@@ -29,8 +30,11 @@ describe('signer: policy receipts signed by the wallet key (attest_wallet_policy
   let ops: ReturnType<typeof walletOps>;
 
   before(async () => {
-    // Three signatures a minute per wallet: the receipts' count in the ceilings is seen below.
-    signer = await startTestSigner({ policyStore: true, env: { TREASURY_SIGNER_WALLET_SIGNATURES_PER_MINUTE: '3' } });
+    // Three receipts and three signatures a minute per wallet: the receipts' count in their ceilings is seen below.
+    signer = await startTestSigner({
+      policyStore: true,
+      env: { TREASURY_SIGNER_WALLET_SIGNATURES_PER_MINUTE: '3', TREASURY_SIGNER_WALLET_RECEIPTS_PER_MINUTE: '3' },
+    });
     account = (await signer.client.call('create_account_key', { authority: await ownerAuthority(owner) }))
       .account_key_ref;
     ops = walletOps(signer, account);
@@ -156,10 +160,10 @@ describe('signer: policy receipts signed by the wallet key (attest_wallet_policy
     assert.deepEqual([refused.code, refused.details?.rule], ['invariant_violation', 'key_curve']);
   });
 
-  it("counts each receipt as one signature in the wallet's ceilings", async () => {
+  it("counts each receipt in the wallet's receipt ceilings", async () => {
     const w = await ops.wallet();
     for (let i = 0; i < 3; i++) await attest(w);
     const r = await refusal(attest(w));
-    assert.deepEqual([r.code, r.details?.limit], ['limit_exceeded', 'wallet_signatures_minute']);
+    assert.deepEqual([r.code, r.details?.limit], ['limit_exceeded', 'wallet_receipts_minute']);
   });
 });

@@ -10,7 +10,7 @@
  *   statement, another wallet's address, or a scheme that does not fit the address;
  * - a made-up address is `key_not_found` (rule `unknown_wallet`), another wallet's key `address_mismatch`, an EVM key
  *   `invariant_violation` (rule `key_curve`), a destroyed key `key_destroyed`;
- * - each receipt counts as one signature in the wallet's ceilings, given back when it does not leave.
+ * - each receipt counts in the wallet's receipt ceilings (`wallet_receipts_minute`), given back when it does not leave.
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
@@ -61,8 +61,11 @@ describe('signer: Solana policy receipts signed as off-chain messages by the wal
   let account: string;
 
   before(async () => {
-    // Three signatures a minute per wallet: the receipts' count in the ceilings is seen below.
-    signer = await startTestSigner({ policyStore: true, env: { TREASURY_SIGNER_WALLET_SIGNATURES_PER_MINUTE: '3' } });
+    // Three receipts and three signatures a minute per wallet: the receipts' count in their ceilings is seen below.
+    signer = await startTestSigner({
+      policyStore: true,
+      env: { TREASURY_SIGNER_WALLET_SIGNATURES_PER_MINUTE: '3', TREASURY_SIGNER_WALLET_RECEIPTS_PER_MINUTE: '3' },
+    });
     account = (await signer.client.call('create_account_key', { authority: await ownerAuthority(owner) }))
       .account_key_ref;
   });
@@ -177,7 +180,7 @@ describe('signer: Solana policy receipts signed as off-chain messages by the wal
     assert.equal(destroyed.code, 'key_destroyed');
   });
 
-  it("counts each receipt as one signature in the wallet's ceilings, given back when it does not leave", async () => {
+  it("counts each receipt in the wallet's receipt ceilings, given back when it does not leave", async () => {
     const w = await solanaWallet();
     const other = await solanaWallet();
     // Signed by another wallet's key for this address: refused, and its count given back.
@@ -185,6 +188,6 @@ describe('signer: Solana policy receipts signed as off-chain messages by the wal
       assert.equal((await refusal(attest(other, nonce(), w.address))).code, 'address_mismatch');
     for (let i = 0; i < 3; i++) await attest(w);
     const r = await refusal(attest(w));
-    assert.deepEqual([r.code, r.details?.limit], ['limit_exceeded', 'wallet_signatures_minute']);
+    assert.deepEqual([r.code, r.details?.limit], ['limit_exceeded', 'wallet_receipts_minute']);
   });
 });

@@ -32,7 +32,7 @@ function setUp() {
       return {} as never;
     },
   };
-  const agents = new AgentService({ store: agentStore, accounts, wallets, clock: () => NOW });
+  const agents = new AgentService({ store: agentStore, accounts, wallets, clock: () => NOW, maxAgents: 100 });
   return { agents, agentStore, accountStore, created };
 }
 

@@ -48,6 +48,8 @@ const BAD_VALUES = {
     TREASURY_SIGNER_METRICS_PORT: ['70000'],
     TREASURY_SIGNER_WALLET_MAX_PER_DAY: ['lots'],
     TREASURY_SIGNER_WALLET_SIGNATURES_PER_MINUTE: ['0'],
+    TREASURY_SIGNER_WALLET_RECEIPTS_PER_MINUTE: ['0', '1000001', '1.5'],
+    TREASURY_SIGNER_WALLET_RECEIPTS_PER_HOUR: ['0', 'many'],
   },
   awsKms: {
     TREASURY_KMS_ALIAS_PREFIX: ['aws', 'a b'],
@@ -85,6 +87,8 @@ describe('signer configuration', () => {
         ['wallet_signatures_hour', 'signatures', 3600, 3600n],
         ['wallet_amount_hour', 'amount', 3600, 250_000_000n],
         ['wallet_amount_day', 'amount', 86_400, 1_000_000_000n],
+        ['wallet_receipts_minute', 'receipts', 60, 20n],
+        ['wallet_receipts_hour', 'receipts', 3600, 200n],
       ],
     );
     assert.ok(Object.isFrozen(config.walletLimits) && config.walletLimits.every((l) => Object.isFrozen(l)));
@@ -172,12 +176,14 @@ describe('signer configuration', () => {
       TREASURY_SIGNER_WALLET_MAX_PER_DAY: '9000',
       TREASURY_SIGNER_WALLET_SIGNATURES_PER_MINUTE: '3',
       TREASURY_SIGNER_WALLET_SIGNATURES_PER_HOUR: '4',
+      TREASURY_SIGNER_WALLET_RECEIPTS_PER_MINUTE: '5',
+      TREASURY_SIGNER_WALLET_RECEIPTS_PER_HOUR: '6',
     };
     const config = loadSignerConfig({ ...env, TREASURY_SIGNER_MAX_PER_SIGNATURE: '6000' });
     assert.equal(config.invariants.maxValue, 6000n);
     assert.deepEqual(
       config.walletLimits.map((l) => l.max),
-      [3n, 4n, 7000n, 9000n],
+      [3n, 4n, 7000n, 9000n, 5n, 6n],
     );
     assert.equal(loadSignerConfig({ ...env, TREASURY_SIGNER_MAX_VALUE: '500' }).invariants.maxValue, 500n);
     refused(
@@ -223,6 +229,10 @@ describe('signer configuration', () => {
     refused(
       { ...base, TREASURY_SIGNER_WALLET_SIGNATURES_PER_MINUTE: '3601' },
       /PER_MINUTE exceeds TREASURY_SIGNER_WALLET_SIGNATURES_PER_HOUR/,
+    );
+    refused(
+      { ...base, TREASURY_SIGNER_WALLET_RECEIPTS_PER_MINUTE: '201' },
+      /TREASURY_SIGNER_WALLET_RECEIPTS_PER_MINUTE exceeds TREASURY_SIGNER_WALLET_RECEIPTS_PER_HOUR/,
     );
     refused({ ...base, TREASURY_SIGNER_SOCKET: '/tmp/' + 'x'.repeat(120) }, /107 bytes/);
   });

@@ -1,6 +1,6 @@
 /**
  * Rate limits (docs/security-model.md, Rate limits), counted by rate-limiter-flexible in fixed windows of
- * TREASURY_RATE_LIMIT_WINDOW_SECONDS. Eight buckets:
+ * TREASURY_RATE_LIMIT_WINDOW_SECONDS. Nine buckets:
  *   nonce         POST /v1/identity/nonce, per client address (./client-address.ts);
  *   init          POST /v1/identity/init (an account and an HSM key per new signer), per client address;
  *   token         every authenticated route but the wallet pay routes, per bearer token;
@@ -9,6 +9,9 @@
  *                 account (src/api/wallets/wallet-tenant.ts: the bearer's platform account, else its Treasury
  *                 account), so minting more tokens or agents does not multiply it: each write appends an audit
  *                 row nobody may delete, about 130 KB with a policy at its bounds;
+ *   receipt       the signer's policy receipts (GET /v1/wallets/{id}/policy/receipt), on top of token, per account
+ *                 (keyed as policy): each is one HSM/KMS signature, in the signer's queue and the KMS sign rate
+ *                 every tenant's payments share, so many wallets and PATs of one account do not multiply it;
  *   discovery     the public catalogue (GET /discovery/resources, /discovery/search), per client address, in
  *                 each process's memory: a shared count would cost every public read a PostgreSQL write,
  *                 more than the (cached) answer it guards;
@@ -19,7 +22,7 @@
  *   auth_failure_token  refusals of one presented bearer (keyed by its SHA-256, never the bearer), from any
  *                 address: past it, that bearer answers 429 before any lookup. A valid bearer is never counted,
  *                 so never refused; keyed by the whole bearer, not a prefix, so nobody can spend another's count.
- * nonce, init, token and policy are counted in PostgreSQL (table rate_limits, created by a migration), so every
+ * nonce, init, token, policy and receipt are counted in PostgreSQL (table rate_limits, created by a migration), so every
  * API process shares one count; each process also remembers a key found over its limit until its window ends
  * and answers it from memory, and counts in memory alone while PostgreSQL does not answer (the insurance
  * limiter), so an outage neither blocks every request nor lifts the limits. pay is counted in each
@@ -53,7 +56,7 @@ import { clientAddressOf, type TrustedProxy } from './client-address.js';
 import { isCrossSiteSubresource } from './cross-site-request.js';
 
 export type RateLimitBucket =
-  'nonce' | 'init' | 'token' | 'pay' | 'policy' | 'discovery' | 'auth_failure' | 'auth_failure_token';
+  'nonce' | 'init' | 'token' | 'pay' | 'policy' | 'receipt' | 'discovery' | 'auth_failure' | 'auth_failure_token';
 
 /** The buckets rate-limiter-flexible counts (auth_failure_token has its own bounded counter). */
 type CountedBucket = Exclude<RateLimitBucket, 'auth_failure_token'>;
@@ -98,6 +101,8 @@ export class RateLimits {
       // Shared: a policy write is a PostgreSQL transaction and an audit row already, and N processes must not
       // allow N times the rows.
       policy: shared('policy', config.policy),
+      // Shared as policy: N processes must not allow N times the signatures.
+      receipt: shared('receipt', config.receipt),
       discovery: new RateLimiterMemory({ keyPrefix: 'discovery', points: config.discovery, duration }),
       auth_failure: new RateLimiterMemory({ keyPrefix: 'auth_failure', points: config.auth_failure, duration }),
     });

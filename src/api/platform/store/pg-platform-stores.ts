@@ -15,6 +15,7 @@ import { readKeysetPage, type PageRequest } from '../../db/keyset-cursor.js';
 import { pgUnitRunner, trxOf } from '../../db/store-unit.js';
 import type { PatHolder } from '../pat-bounds.js';
 import { capWithin, lockAgentCaps, setRunCap } from './pg-pat-caps.js';
+import { lockAgentCount } from './pg-agent-counts.js';
 import { lockLivePatCount } from './pg-pat-counts.js';
 import type {
   AccountRow,
@@ -199,6 +200,7 @@ export function pgAgentStore(knex: Knex): AgentStore {
     async insert(unit, agent) {
       await trxOf(unit)('agents').insert(agent);
     },
+    lockAgentCount: (unit, accountId, atMost) => lockAgentCount(trxOf(unit), accountId, atMost),
     async firstOf(unit, accountId) {
       const agent = await trxOf(unit)('agents').where({ account_id: accountId }).orderBy('created_at').first('id');
       return agent.id as string;

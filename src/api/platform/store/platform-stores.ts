@@ -105,6 +105,11 @@ export interface AgentStore extends UnitRunner {
   /** A page of the account's agents, oldest first. */
   page(accountId: string, request: PageRequest): Promise<{ page: AgentRow[]; nextCursor: string | null }>;
   insert(unit: StoreUnit, agent: AgentRow): Promise<void>;
+  /**
+   * Locks the account's agent count until `unit` ends (concurrent spawns of the account wait for each other) and
+   * reads it, stopping at `atMost` (../agent-bounds.ts).
+   */
+  lockAgentCount(unit: StoreUnit, accountId: string, atMost: number): Promise<number>;
   /** The account's first (oldest) agent, read in `unit`. */
   firstOf(unit: StoreUnit, accountId: string): Promise<string>;
   /** The SIWE message and signature a sign-in session was issued for; undefined for any other credential. */
