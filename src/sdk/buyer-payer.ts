@@ -130,7 +130,8 @@ export function treasuryPayer(
         return undefined;
       }
     },
-    ...(getBalance ? { balance: () => getBalance(walletId) } : {}),
+    // Read to explain a refusal the buyer already has: asked once, never held behind the client's 503 retries.
+    ...(getBalance ? { balance: () => getBalance(walletId, { unavailableRetries: 0 }) } : {}),
     ...(recordSettlement ? { recordSettlement: (id: string, tx: string) => recordSettlement(walletId, id, tx) } : {}),
   };
 }

@@ -100,8 +100,17 @@ export class TreasuryClient {
     return this.#call('GET', walletPath(walletId), undefined, walletViewSchema);
   }
 
-  async getBalance(walletId: string): Promise<Balance> {
-    return this.#call('GET', walletPath(walletId, '/balance'), undefined, balanceSchema);
+  /**
+   * The wallet's balance. `options.unavailableRetries` (0 to the client's own) overrides the client's retries for
+   * this read: a best-effort read — the buyer's explanation of a refused payment — asks once and moves on.
+   */
+  async getBalance(walletId: string, options?: { unavailableRetries?: number }): Promise<Balance> {
+    const asked = options?.unavailableRetries;
+    const retries =
+      asked !== undefined && Number.isInteger(asked) && asked >= 0
+        ? Math.min(asked, this.#unavailableRetries)
+        : this.#unavailableRetries;
+    return this.#call('GET', walletPath(walletId, '/balance'), undefined, balanceSchema, undefined, retries);
   }
 
   /**
@@ -157,6 +166,7 @@ export class TreasuryClient {
     body: unknown,
     schema: S,
     idempotencyKey?: string,
+    unavailableRetries = this.#unavailableRetries,
   ): Promise<z.output<S>> {
     const headers: Record<string, string> = { authorization: `Bearer ${this.#token}`, accept: 'application/json' };
     if (body !== undefined) headers['content-type'] = 'application/json';
@@ -181,13 +191,12 @@ export class TreasuryClient {
       } catch (err) {
         // No answer (or half of one). The call's own time-out is final; anything else may be retried.
         const pauseMs = CONNECTION_RETRY_PAUSE_MS * (attempt + 1);
-        if (!retryable || attempt >= this.#unavailableRetries || Date.now() + pauseMs >= deadline)
+        if (!retryable || attempt >= unavailableRetries || Date.now() + pauseMs >= deadline)
           throw new TreasuryUnreachableError(this.apiUrl, err);
         await new Promise((resolve) => setTimeout(resolve, pauseMs));
         continue;
       }
-      if (status !== 503 || !retryable || attempt >= this.#unavailableRetries || Date.now() + retryAfterMs >= deadline)
-        break;
+      if (status !== 503 || !retryable || attempt >= unavailableRetries || Date.now() + retryAfterMs >= deadline) break;
       await new Promise((resolve) => setTimeout(resolve, retryAfterMs));
     }
     let json: unknown = text;

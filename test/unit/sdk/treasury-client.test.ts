@@ -18,6 +18,7 @@ import {
   TreasuryKeyMissingError,
   TreasuryUnreachableError,
 } from '../../../src/sdk/index.js';
+import { treasuryPayer } from '../../../src/sdk/buyer-payer.js';
 import { requirements, SELLER } from '../x402/x402-fixtures.js';
 import {
   fakeTreasuryHandler,
@@ -307,6 +308,30 @@ describe('buyer SDK: TreasuryClient', () => {
       assert.equal(treasury.requests.length, 1);
     });
   }
+
+  it("a balance read to explain a refused payment is asked once: the buyer is not held behind the client's 503 retries", async () => {
+    const unavailable: ScriptedReply = {
+      status: 503,
+      headers: { 'retry-after': '0' },
+      body: { error_code: 'chain_unavailable', user_message: 'The chain RPC is unreachable.', request_id: 'req_1' },
+    };
+    treasury.handler = fakeTreasuryHandler((req) => (req.url.endsWith('/balance') ? unavailable : undefined));
+
+    const payer = treasuryPayer(client(), WALLET_ID, undefined);
+    assert.ok(payer.balance);
+    await assert.rejects(payer.balance(requirements()), (err) => err instanceof TreasuryApiError && err.status === 503);
+    assert.equal(treasury.requests.length, 1, 'one read, no retry');
+
+    treasury.requests.length = 0;
+    await assert.rejects(client().getBalance(WALLET_ID), (err) => err instanceof TreasuryApiError);
+    assert.equal(treasury.requests.length, 3, "a caller's own balance read keeps the client's retries");
+
+    for (const asked of [-1, 1.5, Number.NaN, 99]) {
+      treasury.requests.length = 0;
+      await assert.rejects(client().getBalance(WALLET_ID, { unavailableRetries: asked }));
+      assert.equal(treasury.requests.length, 3, `unavailableRetries ${asked}: never more than the client's own`);
+    }
+  });
 
   it('a 401 is returned to the caller: no refresh, no retry', async () => {
     treasury.handler = () => ({
