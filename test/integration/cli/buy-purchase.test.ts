@@ -51,7 +51,8 @@ describe('xx buy resumes a purchase from its state directory (real binary, real 
   it('a lost answer, then the same command: the stored payment is sent again; Treasury signed once', async () => {
     const home = fileTempDir('xx-buy-purchase-');
     const env = { HOME: home, XX_PAT: pat, XX_API_URL: t.baseUrl, NO_COLOR: '1' };
-    const args = ['buy', `${seller.url}/report`, '--max', '0.05', '--json'];
+    // No chain here to confirm the seller's transaction: the settlement report is not waited for.
+    const args = ['buy', `${seller.url}/report`, '--max', '0.05', '--json', '--settlement-wait', '0'];
     const rowsBefore = (await authorizations()).length;
     seller.dropPaid = 1;
     const lost = await runXx(args, env);
@@ -64,6 +65,8 @@ describe('xx buy resumes a purchase from its state directory (real binary, real 
     const resumed = stdoutJson(await runXx(args, env), 'buy resumed');
     assert.equal(resumed.status, 200);
     assert.equal(resumed.paid, true);
+    assert.equal(resumed.settlement, null);
+    assert.equal(resumed.settlement_error, 'settlement_report_pending', '--settlement-wait 0: not waited for');
     const [first, second] = seller.paymentHeaders.slice(-2);
     assert.equal(second, first, 'the same payment, byte for byte');
     assert.match(String(seller.ids.at(-1)), /^pay_[0-9a-f]{32}$/);
@@ -74,7 +77,8 @@ describe('xx buy resumes a purchase from its state directory (real binary, real 
   it('--new-purchase pays anew under another identifier; another body is another purchase', async () => {
     const home = fileTempDir('xx-buy-purchase-');
     const env = { HOME: home, XX_PAT: pat, XX_API_URL: t.baseUrl, NO_COLOR: '1' };
-    const args = ['buy', `${seller.url}/report`, '--max', '0.05', '--json'];
+    // No chain here to confirm the seller's transaction: the settlement report is not waited for.
+    const args = ['buy', `${seller.url}/report`, '--max', '0.05', '--json', '--settlement-wait', '0'];
     seller.dropPaid = 1;
     assert.notEqual((await runXx(args, env)).code, 0);
     const lostId = seller.ids.at(-1);

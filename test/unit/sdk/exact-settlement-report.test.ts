@@ -9,7 +9,11 @@ import { TreasuryApiError, type X402Result } from '../../../src/sdk/index.js';
 import type { BuyerPayer } from '../../../src/sdk/buyer-payer.js';
 import type { PayReply, Settlement } from '../../../src/sdk/treasury-client-schemas.js';
 import { recordSettlement, withSettlementReport } from '../../../src/sdk/x402-payment-outcome.js';
-import { awaitSettlementReport } from '../../../src/cli/commands/buy/settlement-report.js';
+import {
+  awaitSettlementReport,
+  BUY_SETTLEMENT_WAIT_MS,
+  settlementWaitMs,
+} from '../../../src/cli/commands/buy/settlement-report.js';
 
 const TX = `0x${'ab'.repeat(32)}`;
 const SETTLEMENT = { authorization_id: 'auth_1', scheme: 'exact', transaction: TX } as unknown as Settlement;
@@ -79,5 +83,19 @@ describe('exact settlement report (SDK): bounded retries, in the background, nev
     assert.ok(Date.now() - started < 5_000);
     const done = { ...PAID, settlementReport: Promise.resolve({ settlement: SETTLEMENT }) };
     assert.equal((await awaitSettlementReport(done, 50)).settlement, SETTLEMENT);
+  });
+
+  it('xx buy --settlement-wait: whole seconds 0 to 120, else invalid_argument naming the flag (exit 2)', () => {
+    assert.equal(settlementWaitMs(undefined), BUY_SETTLEMENT_WAIT_MS);
+    assert.equal(settlementWaitMs('0'), 0);
+    assert.equal(settlementWaitMs('120'), 120_000);
+    for (const bad of ['121', '-1', '1.5', '', ' 5', '1e2', '0x10', '9999', 'abc']) {
+      assert.throws(
+        () => settlementWaitMs(bad),
+        (err: Error & { exitCode?: number; code?: string; details?: unknown }) =>
+          err.code === 'invalid_argument' && err.exitCode === 2,
+        bad,
+      );
+    }
   });
 });

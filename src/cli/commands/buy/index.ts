@@ -50,7 +50,7 @@ import { networkArgument } from './network-argument.js';
 import { capabilitySchema } from '../../../sdk/treasury-client-schemas.js';
 import { buyCeiling, DEFAULT_BUY_MAX_USD, type BuyCeiling } from './buy-ceiling.js';
 import { selfCustodyBuyer } from './self-custody.js';
-import { awaitSettlementReport } from './settlement-report.js';
+import { awaitSettlementReport, settlementWaitMs } from './settlement-report.js';
 import { act, badArgument, collect, HTTP_METHODS, httpUrlArgument, type ContextOf } from '../seller/seller-kit.js';
 
 interface BuyOptions {
@@ -65,6 +65,7 @@ interface BuyOptions {
   network?: string;
   capability?: string;
   newPurchase?: boolean;
+  settlementWait?: string;
 }
 
 function readBody(raw: string | undefined): string | undefined {
@@ -297,6 +298,7 @@ async function buy(ctx: CliContext, url: string, opts: BuyOptions): Promise<void
   if (opts.selfCustody && opts.wallet !== undefined)
     throw badArgument('--wallet', 'names a managed wallet; --self-custody pays from the keystore');
   const network = networkArgument('--network', opts.network, ctx.apiUrl());
+  const waitMs = settlementWaitMs(opts.settlementWait);
   const purchases = cliPurchaseStore(ctx);
   // --self-custody: the keystore's own keys sign (./self-custody.ts); otherwise a managed wallet.
   const payer = opts.selfCustody
@@ -321,7 +323,7 @@ async function buy(ctx: CliContext, url: string, opts: BuyOptions): Promise<void
   } catch (err) {
     throw payer.mapError(withCeilingSource(mapBuyError(err), ceiling));
   }
-  result = await awaitSettlementReport(result);
+  result = await awaitSettlementReport(result, waitMs);
   const { data, receipt, settlement } = buyOutput(result, result.localPayment?.payer ?? wallet.address);
   if (result.status >= 400) {
     throw new CliError({
@@ -386,6 +388,7 @@ export function registerBuyCommand(program: Command, contextOf: ContextOf): void
       '--new-purchase',
       'a new purchase even if the same buy (method, URL, body, network, wallet) is still unsettled (default: resume it)',
     )
+    .option('--settlement-wait <seconds>', "how long to wait for the payment's settlement report (0-120, default 30)")
     .option('--profile <name>', 'a credentials profile instead of XX_PAT / the active profile / the active agent')
     .action(act(contextOf, (ctx, opts: BuyOptions, [url]) => buy(ctx, url!, opts)));
 }

@@ -8,11 +8,26 @@
  * required depth is reached within the wait). Does not defend: a settlement that needs longer to be deep
  * enough (`settlement_error` is then `settlement_report_pending`; the payment itself stands, and it shows
  * `settled` once something reports it — a seller on Treasury whose ledger row is verified, or the SDK).
+ * `--settlement-wait <seconds>` (0 to 120, whole seconds) sets the wait: 0 for a script that reports nothing and must
+ * not be held (the report is then `settlement_report_pending` at once).
  */
 import type { X402Result } from '../../../sdk/index.js';
+import { badArgument } from '../seller/seller-kit.js';
 
 /** How long `xx buy` waits for a background settlement report at most (Base mainnet's 10 blocks take about 20 s). */
 export const BUY_SETTLEMENT_WAIT_MS = 30_000;
+
+/** The longest `--settlement-wait`, in seconds. */
+export const MAX_SETTLEMENT_WAIT_SECONDS = 120;
+
+/** `--settlement-wait`'s value in ms (BUY_SETTLEMENT_WAIT_MS when absent); invalid_argument unless 0..120 whole seconds. */
+export function settlementWaitMs(raw: string | undefined): number {
+  if (raw === undefined) return BUY_SETTLEMENT_WAIT_MS;
+  const seconds = /^\d{1,3}$/.test(raw) ? Number(raw) : Number.NaN;
+  if (!(seconds <= MAX_SETTLEMENT_WAIT_SECONDS))
+    throw badArgument('--settlement-wait', `expected whole seconds from 0 to ${MAX_SETTLEMENT_WAIT_SECONDS}`);
+  return seconds * 1000;
+}
 
 /** `result` with its background settlement report's outcome, waited for at most `waitMs`. */
 export async function awaitSettlementReport(result: X402Result, waitMs = BUY_SETTLEMENT_WAIT_MS): Promise<X402Result> {
