@@ -16,6 +16,7 @@
  * Does not defend: what a remote side serves between two re-checks; a new owner serving the old token.
  */
 import type { Logger } from 'pino';
+import { startRepeatingTask, type RepeatingTask } from '../../../../base/repeating-task.js';
 import { GATE_VERIFICATION_PATH } from '../../../shared/gate-address-schema.js';
 import { describeError } from '../../log/describe-error.js';
 import type { TreasuryMetrics } from '../../metrics/treasury-metrics.js';
@@ -50,8 +51,7 @@ export interface ProofRecheckerDeps {
 }
 
 export class ProofRechecker {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<unknown> | undefined;
+  private task: RepeatingTask | undefined;
   private stopped = true;
   private readonly roundMs: number;
   private readonly batch: number;
@@ -63,35 +63,27 @@ export class ProofRechecker {
     this.leaseSeconds = deps.options.leaseSeconds ?? 120;
   }
 
-  /** Starts background rounds, the first one round from now (no burst at start); no-op with roundMs 0. */
+  /** Starts background rounds (base/repeating-task.ts), the first one round from now (no burst at start); no-op with roundMs 0. */
   start(): void {
-    if (this.roundMs === 0 || !this.stopped) return;
+    if (this.roundMs === 0 || this.task) return;
     this.stopped = false;
-    this.schedule();
+    this.task = startRepeatingTask({
+      name: 'proof_rechecker',
+      everyMs: this.roundMs,
+      runAtStart: false,
+      run: () =>
+        this.round(() => this.stopped).catch((err: unknown) =>
+          this.deps.log.warn({ err: describeError(err) }, 'proof re-check round failed; retried at the next round'),
+        ),
+    });
   }
 
   /** Stops the rounds and waits for the one in flight (it ends after its current fetch). */
   async stop(): Promise<void> {
     this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = undefined;
-    await this.running;
-  }
-
-  private schedule(): void {
-    if (this.stopped) return;
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      this.running = this.round(() => this.stopped)
-        .catch((err: unknown) =>
-          this.deps.log.warn({ err: describeError(err) }, 'proof re-check round failed; retried at the next round'),
-        )
-        .finally(() => {
-          this.running = undefined;
-          this.schedule();
-        });
-    }, this.roundMs);
-    this.timer.unref();
+    const task = this.task;
+    this.task = undefined;
+    await task?.close();
   }
 
   /**
