@@ -47,6 +47,7 @@ import { pgPlatformStores } from './platform/store/pg-platform-stores.js';
 import { pgIdentityStore } from './identity/store/pg-identity-store.js';
 import { agentWalletsOf } from './wallets/agent-wallets-port.js';
 import { PayService } from './pay/pay-service.js';
+import { PayAdmission } from './pay/pay-admission.js';
 import { ExpiredReservationSweeper } from './pay/expired-reservation-sweeper.js';
 import { SignerGateway } from './signing/signer-gateway.js';
 import { WalletService } from './wallets/wallet-service.js';
@@ -259,6 +260,7 @@ function buildRouters(core: Core, wings: Wings, isShuttingDown: () => boolean) {
       pay,
       settlements,
       ownerPolicies,
+      admission: new PayAdmission(config.payAdmission, metrics),
       rateLimits: core.rateLimits,
       knex,
       chains,

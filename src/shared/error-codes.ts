@@ -255,6 +255,11 @@ export const ERROR_CODES = {
     status: 429,
     message: 'Too many requests from this address, token or account; retry after retry_after_seconds.',
   },
+  pay_concurrency_exceeded: {
+    status: 429,
+    message:
+      'This account has as many payments at work and waiting in this Treasury process as it may (see in_flight_max and queue_max); nothing was decided. Retry after retry_after_seconds, or pay fewer at once.',
+  },
   MGMT_6014: {
     status: 429,
     message:
@@ -303,6 +308,15 @@ export const ERROR_CODES = {
       "The signer refused this signature: the wallet is past one of the signer's own rolling ceilings (amount, signatures or policy receipts per window; see limit). Nothing was signed; retry after retry_after_seconds.",
   },
   signer_unavailable: { status: 503, message: 'The signer is unavailable; retry shortly.' },
+  pay_overloaded: {
+    status: 503,
+    message:
+      'Treasury has more payments waiting than it keeps, or this one waited too long for its turn; nothing was decided. Retry shortly.',
+  },
+  request_abandoned: {
+    status: 408,
+    message: 'The client closed the connection while its payment waited for its turn; nothing was decided.',
+  },
   hsm_unsupported: {
     status: 500,
     message:

@@ -16,13 +16,18 @@ export interface MetricSpec<L extends string> {
   labelNames?: readonly L[];
 }
 
+export interface GaugeSpec<L extends string> extends MetricSpec<L> {
+  /** Sets the gauge's value when the registry is read (a count kept elsewhere, read at scrape time). */
+  collect?: (this: Gauge<L>) => void;
+}
+
 export interface HistogramSpec<L extends string> extends MetricSpec<L> {
   buckets: number[];
 }
 
 export interface MetricMakers {
   counter<L extends string = never>(spec: MetricSpec<L>): Counter<L>;
-  gauge<L extends string = never>(spec: MetricSpec<L>): Gauge<L>;
+  gauge<L extends string = never>(spec: GaugeSpec<L>): Gauge<L>;
   histogram<L extends string = never>(spec: HistogramSpec<L>): Histogram<L>;
 }
 

@@ -145,6 +145,26 @@ export const API_ENTRIES: Entries = {
     meaning:
       'agents one account may hold, whatever made them (POST /v1/agents, the default agent of a first sign-in): each is a Treasury account and an HSM/KMS account key; past it: 409 `agent_limit_reached`, nothing made',
   },
+  TREASURY_PAY_IN_FLIGHT: {
+    meaning:
+      "payments (pay and transfer calls) this process works on at once over every tenant; the rest wait in their tenant's queue, freed places going to the waiting tenants in turn. Keep it, times the API processes sharing a signer, below the signer's `TREASURY_SIGNER_MAX_QUEUE` (docs/operations.md, Pay admission)",
+  },
+  TREASURY_PAY_IN_FLIGHT_PER_ACCOUNT: {
+    meaning:
+      "of those, at most this many of one tenant (an owner's sessions, PATs and agents together); at most `TREASURY_PAY_IN_FLIGHT` (refused at start otherwise, `config_invalid`)",
+  },
+  TREASURY_PAY_QUEUE_PER_ACCOUNT: {
+    meaning:
+      "a tenant's payments waiting for a place; one more: 429 `pay_concurrency_exceeded` (`in_flight_max`, `queue_max`, `Retry-After: 1`), nothing decided",
+  },
+  TREASURY_PAY_QUEUE: {
+    meaning:
+      'payments waiting for a place over every tenant; one more: 503 `pay_overloaded` (`Retry-After: 1`), nothing decided',
+  },
+  TREASURY_PAY_QUEUE_WAIT_SECONDS: {
+    meaning:
+      'the longest a payment waits for its place (1 to 300); then 503 `pay_overloaded`, nothing decided. A waiting payment whose client closes the connection is dropped unrun',
+  },
   TREASURY_LEDGER_MAX_REJECTED_PER_SELLER: {
     meaning:
       'ledger rows one seller reported in the last 24 h that ended rejected (unknown transactions are rejected after TREASURY_LEDGER_NOT_FOUND_GRACE_SECONDS and kept); once reached, its reports of new transactions are refused whole: 429 `ledger_rejected_budget_exhausted` (`seller_id`, `limit`, `Retry-After: 3600`)',

@@ -13,7 +13,34 @@ export function createTreasuryMetrics() {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'treasury_' });
   const makers = metricMakers(registry);
-  return { registry, ...frontMetrics(makers), ...moneyMetrics(makers), ...chainMetrics(makers) };
+  return {
+    registry,
+    ...frontMetrics(makers),
+    ...admissionMetrics(makers),
+    ...moneyMetrics(makers),
+    ...chainMetrics(makers),
+  };
+}
+
+/** The pay admission's refusals and its waiting payments (src/api/pay/pay-admission.ts). */
+function admissionMetrics({ counter, gauge }: Makers) {
+  /** What the pay admission counts, read at scrape time; it sets `read` once built. */
+  const payAdmissionWaiting = { read: (): number => 0 };
+  return {
+    payAdmissionWaitingSource: payAdmissionWaiting,
+    payAdmissionRefusals: counter({
+      name: 'treasury_pay_admission_refusals_total',
+      help: 'Payments refused before any decision by the pay admission (src/api/pay/pay-admission.ts), by reason: tenant_queue_full (429 pay_concurrency_exceeded), queue_full and waited_too_long (503 pay_overloaded), abandoned (the client went away while it waited).',
+      labelNames: ['reason'],
+    }),
+    payAdmissionWaiting: gauge({
+      name: 'treasury_pay_admission_waiting',
+      help: 'Payments waiting for their place in this process (over every tenant), counted when scraped.',
+      collect() {
+        this.set(payAdmissionWaiting.read());
+      },
+    }),
+  };
 }
 
 /** Requests, errors, the signer and the database, wallets, accounts and tokens, rate limits. */

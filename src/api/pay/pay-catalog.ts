@@ -7,7 +7,7 @@
  */
 import { z } from 'zod';
 import type { CatalogEntry } from '../http/openapi/catalog-entry.js';
-import { PAYMENT_SIGNING } from '../http/openapi/catalog-error-lists.js';
+import { PAY_ADMISSION, PAYMENT_SIGNING } from '../http/openapi/catalog-error-lists.js';
 import {
   policyEvaluationSchema,
   settlementSchema,
@@ -75,6 +75,7 @@ export const PAY_CATALOG: CatalogEntry[] = [
     replies: { 200: z.union([...signedPaymentSchema.options, solanaSignedPaymentSchema]) },
     errors: [
       ...PAYMENT_SIGNING,
+      ...PAY_ADMISSION,
       'network_not_supported',
       'asset_not_supported',
       'scheme_not_supported',
@@ -103,6 +104,7 @@ export const PAY_CATALOG: CatalogEntry[] = [
     replies: { 200: signedPaymentSchema },
     errors: [
       ...PAYMENT_SIGNING,
+      ...PAY_ADMISSION,
       'transfer_not_permitted_with_capability_cap',
       'transfer_not_supported',
       'network_not_supported',

@@ -37,6 +37,7 @@ import type { PolicyEvaluation } from '../../shared/api-responses/pay-responses.
 import type { OwnerPolicyService } from '../wallets/owner-policy-service.js';
 import type { RateLimits } from '../http/middleware/rate-limit.js';
 import { walletTenant } from '../wallets/wallet-tenant.js';
+import type { PayAdmission } from './pay-admission.js';
 
 /** A money-moving call's context: the caller's scope, its Idempotency-Key (checked) and the request it came with. */
 function callContext(
@@ -75,11 +76,19 @@ async function bearerScope(deps: Pick<WalletRouteDeps, 'auth' | 'knex'>, ctx: Co
   return { principal, s: { accountId, walletId, actor: binding ? binding.patId : principal.actor, pat } };
 }
 
+/** A payment's scope and its tenant, whose share of this process's places it waits for (./pay-admission.ts). */
+async function paymentScope(deps: Pick<WalletRouteDeps, 'auth' | 'knex'>, ctx: Context) {
+  const { principal, s } = await bearerScope(deps, ctx, true);
+  return { s, tenant: walletTenant(principal, s.accountId) };
+}
+
 export function payRoutes(
   deps: WalletRouteDeps & {
     pay: PayService;
     settlements: SettlementService;
     ownerPolicies: OwnerPolicyService;
+    /** Gives each tenant's payments their places (./pay-admission.ts). */
+    admission: Pick<PayAdmission, 'run'>;
     /** Counts the policy writes (bucket `policy`, per account). */
     rateLimits: Pick<RateLimits, 'consume'>;
     /** For the `create_wallet` recovery of a payment on a chain the agent holds no wallet on. */
@@ -133,16 +142,13 @@ export function payRoutes(
   });
 
   router.post('/v1/wallets/:id/pay', async (ctx) => {
-    const s = await scope(ctx);
+    const { s, tenant } = await paymentScope(deps, ctx);
     const body = payBodies.validate(ctx.state.bodyText as string | undefined, ctx.state.body);
     try {
+      const call = callContext(ctx, s, ctx.state.body, body.payment_identifier);
       // A payment signed in place answers with the JSON text its row was written with (../http/json-answer.ts).
-      const payment = await deps.pay.pay(
-        callContext(ctx, s, ctx.state.body, body.payment_identifier),
-        body.payment_requirements,
-        body.capability,
-        body.authorization,
-        body.gas_sponsoring,
+      const payment = await deps.admission.run(tenant, ctx.res, () =>
+        deps.pay.pay(call, body.payment_requirements, body.capability, body.authorization, body.gas_sponsoring),
       );
       answerJson(ctx, payment);
     } catch (err) {
@@ -155,9 +161,10 @@ export function payRoutes(
   });
 
   router.post('/v1/wallets/:id/transfer', async (ctx) => {
-    const s = await scope(ctx);
+    const { s, tenant } = await paymentScope(deps, ctx);
     const body = validate(transferBodySchema, ctx.state.body);
-    answerJson(ctx, await deps.pay.transfer(callContext(ctx, s, ctx.state.body), body));
+    const call = callContext(ctx, s, ctx.state.body);
+    answerJson(ctx, await deps.admission.run(tenant, ctx.res, () => deps.pay.transfer(call, body)));
   });
 
   router.post('/v1/wallets/:id/authorizations/:authorization_id/settlement', async (ctx) => {

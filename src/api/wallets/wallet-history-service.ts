@@ -11,7 +11,7 @@
  * means: every row up to it was recomputed and held by this process, within the last REMEMBER_MS. At most one
  * verification from a chain's first row runs at a time in this process; the others wait their turn (and then
  * start from what the one before them remembered, for the same wallet), served round-robin per tenant
- * (./fair-queue.ts; the tenant: ./wallet-tenant.ts). One that waited VERIFY_MAX_WAIT_MS without starting is
+ * (base/fair-queue.ts; the tenant: ./wallet-tenant.ts). One that waited VERIFY_MAX_WAIT_MS without starting is
  * answered `not_checked` (asking again later verifies it).
  *
  * Defends: a history shown without the chain's state (the answer says whether the chain holds); any edit,
@@ -36,7 +36,7 @@ import type {
 } from '../../shared/api-responses/wallet-history-responses.js';
 import type { AuditHead } from '../audit/audit-ledger.js';
 import type { DecidedPayment, WalletHistoryStore } from './store/wallet-history-store.js';
-import { FairQueue } from './fair-queue.js';
+import { FairQueue } from '../../../base/fair-queue.js';
 
 /** Longest chain recomputed within a request. */
 export const VERIFY_LIMIT_ROWS = 20_000;

@@ -1,6 +1,6 @@
 /**
  * GET /v1/wallets/{id}/audit through HTTP (real PostgreSQL): verifications from a chain's first row run one at
- * a time per process, served round-robin per tenant (src/api/wallets/fair-queue.ts), so one account asking for
+ * a time per process, served round-robin per tenant (base/fair-queue.ts), so one account asking for
  * all its wallets' audits at once does not make another account's first request wait for all of them.
  * Deterministic, not timed: the worker is held on a third account's verification (the store's verifyChain
  * waits on a gate for that wallet) while account A's five requests and then account B's one are queued —

@@ -32,6 +32,12 @@ export const PAYMENT_SIGNING: ErrorCode[] = [
   'MGMT_6014',
 ];
 
+/**
+ * A payment's place among the process's payments at work (src/api/pay/pay-admission.ts): its tenant's share and
+ * queue full, or the process's. (`request_abandoned` is never read: its client has gone.)
+ */
+export const PAY_ADMISSION: ErrorCode[] = ['pay_concurrency_exceeded', 'pay_overloaded'];
+
 /** A fetch from the seller's origin (its well-known file, its OpenAPI document). */
 export const ORIGIN_FETCH: ErrorCode[] = [
   'origin_unreachable',
