@@ -107,6 +107,7 @@ function buildCore(deps: TreasuryAppDeps) {
   const signer = new SignerGateway(
     new SignerClient({ socketPath: config.signerSocket, timeoutMs: config.signerTimeoutMs }),
     metrics,
+    { inFlight: config.payAdmission.signerOtherInFlight, waitMs: config.payAdmission.queueWaitSeconds * 1000 },
   );
   const auth = new Authenticator(pgCredentialStore(knex), config.adminToken, config.authCacheMs);
   const rateLimits = new RateLimits(config.rateLimits, knex, metrics);

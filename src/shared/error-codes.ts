@@ -260,6 +260,11 @@ export const ERROR_CODES = {
     message:
       'This account has as many payments at work and waiting in this Treasury process as it may (see in_flight_max and queue_max); nothing was decided. Retry after retry_after_seconds, or pay fewer at once.',
   },
+  signer_calls_exceeded: {
+    status: 429,
+    message:
+      'This account has as many calls waiting for the signer in this Treasury process as it may (wallet keys, policy reads and writes, receipts; see in_flight_max and queue_max); nothing was done. Retry after retry_after_seconds.',
+  },
   MGMT_6014: {
     status: 429,
     message:

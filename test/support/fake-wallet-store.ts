@@ -140,6 +140,7 @@ export class FakeWalletStore implements WalletStore {
         wallet_id: k.wallet_id,
         version: k.version,
         wallet_key_ref: k.wallet_key_ref!,
+        account_id: this.wallets.get(k.wallet_id)!.account_id,
         account_key_ref: this.accountKeys.get(this.wallets.get(k.wallet_id)!.account_id) ?? '',
         address: k.address,
       }));

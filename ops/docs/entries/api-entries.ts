@@ -165,6 +165,10 @@ export const API_ENTRIES: Entries = {
     meaning:
       'the longest a payment waits for its place (1 to 300); then 503 `pay_overloaded`, nothing decided. A waiting payment whose client closes the connection is dropped unrun',
   },
+  TREASURY_SIGNER_OTHER_IN_FLIGHT: {
+    meaning:
+      "signer calls other than a payment's (wallet and account keys, key destructions, the signer's policy reads, writes and receipts) this process has at the signer at once, a tenant's an eighth of them at most, the rest waiting up to `TREASURY_PAY_QUEUE_WAIT_SECONDS`; past 64 of a tenant's waiting: 429 `signer_calls_exceeded`; past the process's: 503 `signer_unavailable`. `TREASURY_PAY_IN_FLIGHT` plus this, times the API processes, stays below the signer's queue",
+  },
   TREASURY_LEDGER_MAX_REJECTED_PER_SELLER: {
     meaning:
       'ledger rows one seller reported in the last 24 h that ended rejected (unknown transactions are rejected after TREASURY_LEDGER_NOT_FOUND_GRACE_SECONDS and kept); once reached, its reports of new transactions are refused whole: 429 `ledger_rejected_budget_exhausted` (`seller_id`, `limit`, `Retry-After: 3600`)',

@@ -9,7 +9,12 @@
  * - TREASURY_PAY_QUEUE_PER_ACCOUNT: a tenant's payments waiting for a place; one more is refused 429
  *   `pay_concurrency_exceeded`;
  * - TREASURY_PAY_QUEUE: payments waiting over every tenant; one more is refused 503 `pay_overloaded`;
- * - TREASURY_PAY_QUEUE_WAIT_SECONDS: the longest a payment waits for its place (then 503 `pay_overloaded`).
+ * - TREASURY_PAY_QUEUE_WAIT_SECONDS: the longest a payment waits for its place (then 503 `pay_overloaded`), and a
+ *   signer call of another kind for its own (then 503 `signer_unavailable`);
+ * - TREASURY_SIGNER_OTHER_IN_FLIGHT: the signer calls other than a payment's (wallet and account keys, key
+ *   destructions, policy reads, writes and receipts) this process has at the signer at once, a tenant's an eighth of
+ *   them at most (src/api/signing/signer-gateway.ts). TREASURY_PAY_IN_FLIGHT plus this, times the processes, stays
+ *   below the signer's queue.
  *
  * Defends: a value out of its range, and a tenant's share larger than the whole — refused at start
  * (`config_invalid`, the variable named). Does not defend: what the admission does with them (it enforces them).
@@ -23,6 +28,7 @@ export const DEFAULT_PAY_IN_FLIGHT_PER_ACCOUNT = 64;
 export const DEFAULT_PAY_QUEUE_PER_ACCOUNT = 256;
 export const DEFAULT_PAY_QUEUE = 4_096;
 export const DEFAULT_PAY_QUEUE_WAIT_SECONDS = 10;
+export const DEFAULT_SIGNER_OTHER_IN_FLIGHT = 64;
 
 export const payAdmissionEnvShape = {
   /** Payments worked on at once in this process, over every tenant (below the signer's queue). */
@@ -35,18 +41,21 @@ export const payAdmissionEnvShape = {
   TREASURY_PAY_QUEUE: envInt(0, 1_000_000, DEFAULT_PAY_QUEUE),
   /** Seconds a payment waits for its place at most; then 503 `pay_overloaded`. */
   TREASURY_PAY_QUEUE_WAIT_SECONDS: envInt(1, 300, DEFAULT_PAY_QUEUE_WAIT_SECONDS),
+  /** Signer calls other than a payment's at once in this process (a tenant's an eighth of them at most). */
+  TREASURY_SIGNER_OTHER_IN_FLIGHT: envInt(1, 100_000, DEFAULT_SIGNER_OTHER_IN_FLIGHT),
 };
 
 type PayAdmissionEnv = { [K in keyof typeof payAdmissionEnvShape]: z.infer<(typeof payAdmissionEnvShape)[K]> };
 
 export type PayAdmissionConfig = Readonly<{
-  /** TREASURY_PAY_IN_FLIGHT, …_PER_ACCOUNT, TREASURY_PAY_QUEUE, …_PER_ACCOUNT and TREASURY_PAY_QUEUE_WAIT_SECONDS. */
+  /** TREASURY_PAY_IN_FLIGHT, …_PER_ACCOUNT, TREASURY_PAY_QUEUE, …_PER_ACCOUNT, …_WAIT_SECONDS, TREASURY_SIGNER_OTHER_IN_FLIGHT. */
   payAdmission: Readonly<{
     inFlight: number;
     inFlightPerAccount: number;
     queue: number;
     queuePerAccount: number;
     queueWaitSeconds: number;
+    signerOtherInFlight: number;
   }>;
 }>;
 
@@ -63,6 +72,7 @@ export function payAdmissionConfigOf(e: PayAdmissionEnv): PayAdmissionConfig {
       queue: e.TREASURY_PAY_QUEUE,
       queuePerAccount: e.TREASURY_PAY_QUEUE_PER_ACCOUNT,
       queueWaitSeconds: e.TREASURY_PAY_QUEUE_WAIT_SECONDS,
+      signerOtherInFlight: e.TREASURY_SIGNER_OTHER_IN_FLIGHT,
     }),
   };
 }

@@ -28,9 +28,9 @@ import type { WalletRow } from './store/wallet-store.js';
 /** Refuses (409 `key_destruction_not_allowed`) unless the wallet's owner-signed policy, if any, allows it. */
 export async function refuseKeyDestructionNotAllowed(
   signer: Pick<SignerGateway, 'call'>,
-  wallet: Pick<WalletRow, 'address' | 'policy'>,
+  wallet: Pick<WalletRow, 'address' | 'policy' | 'account_id'>,
 ): Promise<void> {
-  const held = await readOwnerPolicy(signer, wallet.address);
+  const held = await readOwnerPolicy(signer, wallet.address, wallet.account_id);
   if (held.version === null) return;
   if (held.policy_hash !== null && storedCopyAllows(wallet.policy, held.policy_hash)) return;
   throw keyDestructionNotAllowed(held.version);

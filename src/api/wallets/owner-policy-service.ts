@@ -55,7 +55,7 @@ export class OwnerPolicyService {
     return {
       wallet_id: wallet.id,
       policy: wallet.policy,
-      owner_policy: await readOwnerPolicy(this.deps.signer, wallet.address),
+      owner_policy: await readOwnerPolicy(this.deps.signer, wallet.address, wallet.account_id),
     };
   }
 
@@ -64,20 +64,24 @@ export class OwnerPolicyService {
     const wallet = await this.deps.wallets.getActive(accountId, walletId);
     const account = await this.deps.accounts.get(accountId);
     const accepted = await this.count(() =>
-      this.deps.signer.call('set_wallet_policy', {
-        address: wallet.address,
-        // Proves the key held (signer/owner-policy/held-wallet-keys.ts) when the signer has no record of the wallet;
-        // a wallet whose key is gone has none to prove.
-        ...(wallet.wallet_key_ref === null
-          ? {}
-          : { wallet_key: { account_key_ref: account.account_key_ref, wallet_key_ref: wallet.wallet_key_ref } }),
-        policy: input.policy,
-        version: input.version,
-        issued_at: input.issued_at,
-        signature: input.signature,
-        // Relayed as the owner named it: the signer recovers the signature under this form only.
-        ...(input.form === undefined ? {} : { form: input.form }),
-      }),
+      this.deps.signer.call(
+        'set_wallet_policy',
+        {
+          address: wallet.address,
+          // Proves the key held (signer/owner-policy/held-wallet-keys.ts) when the signer has no record of the wallet;
+          // a wallet whose key is gone has none to prove.
+          ...(wallet.wallet_key_ref === null
+            ? {}
+            : { wallet_key: { account_key_ref: account.account_key_ref, wallet_key_ref: wallet.wallet_key_ref } }),
+          policy: input.policy,
+          version: input.version,
+          issued_at: input.issued_at,
+          signature: input.signature,
+          // Relayed as the owner named it: the signer recovers the signature under this form only.
+          ...(input.form === undefined ? {} : { form: input.form }),
+        },
+        wallet.account_id,
+      ),
     );
     const row = await this.count(() =>
       this.deps.store.change(walletId, async (found) => {

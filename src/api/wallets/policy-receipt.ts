@@ -69,7 +69,11 @@ export async function walletPolicyReceipt(
   const account = await deps.accounts.get(wallet.account_id);
   const wallet_key = { account_key_ref: account.account_key_ref, wallet_key_ref: wallet.wallet_key_ref };
   try {
-    const receipt = await deps.signer.call('attest_wallet_policy', { address: wallet.address, wallet_key, nonce });
+    const receipt = await deps.signer.call(
+      'attest_wallet_policy',
+      { address: wallet.address, wallet_key, nonce },
+      wallet.account_id,
+    );
     return { wallet_id: wallet.id, scheme: receipt.scheme, statement: receipt.statement, signature: receipt.signature };
   } catch (err) {
     // The gateway's answers for a set_wallet_policy; for a receipt they say the signer gives none for this wallet.

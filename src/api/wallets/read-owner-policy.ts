@@ -31,9 +31,14 @@ export function ownerPolicyView(held: Pick<GetWalletPolicyResult, 'authority' | 
   };
 }
 
-export async function readOwnerPolicy(signer: Pick<SignerGateway, 'call'>, address: string): Promise<OwnerPolicy> {
+/** `tenant`: the wallet's Treasury account, whose share of the signer calls the read waits for (../signing/signer-gateway.ts). */
+export async function readOwnerPolicy(
+  signer: Pick<SignerGateway, 'call'>,
+  address: string,
+  tenant: string,
+): Promise<OwnerPolicy> {
   try {
-    return ownerPolicyView(await signer.call('get_wallet_policy', { address }));
+    return ownerPolicyView(await signer.call('get_wallet_policy', { address }, tenant));
   } catch (err) {
     if (err instanceof AppError && err.code === 'signer_unavailable' && err.fields.rule === NO_POLICY_STORE)
       return ownerPolicyView({ authority: null, current: null });

@@ -59,6 +59,9 @@ export interface WalletServiceDeps {
   bounds: WalletBoundsConfig;
 }
 
+/** A Treasury account as its keys are made and destroyed: its id names its share of the signer calls. */
+type KeyedAccount = { id: string; account_key_ref: string };
+
 export class WalletService {
   private readonly store: WalletStore;
   private readonly signer: Pick<SignerGateway, 'call'>;
@@ -128,7 +131,7 @@ export class WalletService {
         this.metrics.walletOperations.inc({ operation: 'create', outcome: 'wallet_limit_reached' });
         throw err;
       }
-      const key = await this.newKey(account.account_key_ref, chain.network);
+      const key = await this.newKey(account, chain.network);
       return { accountId, label: input.label ?? null, network: chain.network, policy, key };
     });
     this.metrics.walletOperations.inc({ operation: 'create', outcome: 'ok' });
@@ -201,7 +204,7 @@ export class WalletService {
     actor: string,
   ): Promise<WalletView> {
     const wallet = await this.getActive(accountId, walletId);
-    const held = await readOwnerPolicy(this.signer, wallet.address);
+    const held = await readOwnerPolicy(this.signer, wallet.address, wallet.account_id);
     if (held.version !== null) throw signatureRequired(held.version);
     if (wallet.policy_version == null && samePolicy(wallet.policy, policy)) {
       this.metrics.walletOperations.inc({ operation: 'set_policy', outcome: 'unchanged' });
@@ -229,7 +232,7 @@ export class WalletService {
     const row = await this.changeWallet(walletId, async (found) => {
       const current = activeOf(accountId, walletId, found);
       const balance = await this.mayRetireKey(current, abandonBalance, 'rotate');
-      const key = await this.newKey(account.account_key_ref, current.network);
+      const key = await this.newKey(account, current.network);
       old = { keyRef: current.wallet_key_ref, address: current.address };
       const payload = {
         old_address: current.address,
@@ -239,7 +242,7 @@ export class WalletService {
       };
       return { change: { kind: 'rotate', key }, audit: { eventType: 'wallet.rotated', actor, payload } };
     });
-    await this.destroyKey(account.account_key_ref, walletId, row.key_version - 1, old!.keyRef, old!.address);
+    await this.destroyKey(account, walletId, row.key_version - 1, old!.keyRef, old!.address);
     this.metrics.walletOperations.inc({ operation: 'rotate', outcome: 'ok' });
     return this.toView(row);
   }
@@ -256,7 +259,7 @@ export class WalletService {
       const payload = { address: current.address, key_version: current.key_version, ...balance };
       return { change: { kind: 'revoke' }, audit: { eventType: 'wallet.revoked', actor, payload } };
     });
-    await this.destroyKey(account.account_key_ref, walletId, row.key_version, row.wallet_key_ref, row.address);
+    await this.destroyKey(account, walletId, row.key_version, row.wallet_key_ref, row.address);
     this.metrics.walletOperations.inc({ operation: 'revoke', outcome: 'ok' });
     return this.toView(row);
   }
@@ -269,9 +272,13 @@ export class WalletService {
    * A new key of the account for a wallet on `network`, generated in the signer (only its reference and its
    * public parts leave it): Ed25519 on a Solana network, secp256k1 otherwise.
    */
-  private async newKey(accountKeyRef: string, network: string): Promise<WalletKey> {
+  private async newKey(account: KeyedAccount, network: string): Promise<WalletKey> {
     const curve = networkFamily(network) === 'svm' ? { curve: 'ed25519' as const } : {};
-    const key = await this.signer.call('create_wallet_key', { account_key_ref: accountKeyRef, ...curve });
+    const key = await this.signer.call(
+      'create_wallet_key',
+      { account_key_ref: account.account_key_ref, ...curve },
+      account.id,
+    );
     return { address: key.address, public_key: key.public_key, wallet_key_ref: key.wallet_key_ref };
   }
 
@@ -302,8 +309,9 @@ export class WalletService {
   async destroyRetiredKeys(): Promise<number> {
     let destroyed = 0;
     for (const key of await this.store.retiredKeys()) {
-      const { account_key_ref, wallet_id, version, wallet_key_ref, address } = key;
-      if (await this.destroyKey(account_key_ref, wallet_id, version, wallet_key_ref, address)) destroyed++;
+      const { account_id, account_key_ref, wallet_id, version, wallet_key_ref, address } = key;
+      const account = { id: account_id, account_key_ref };
+      if (await this.destroyKey(account, wallet_id, version, wallet_key_ref, address)) destroyed++;
     }
     return destroyed;
   }
@@ -316,7 +324,7 @@ export class WalletService {
    * a later try.
    */
   private async destroyKey(
-    accountKeyRef: string,
+    account: KeyedAccount,
     walletId: string,
     version: number,
     keyRef: string | null,
@@ -324,7 +332,11 @@ export class WalletService {
   ): Promise<boolean> {
     if (!keyRef) return false;
     try {
-      await this.signer.call('destroy_wallet_key', { account_key_ref: accountKeyRef, wallet_key_ref: keyRef, address });
+      await this.signer.call(
+        'destroy_wallet_key',
+        { account_key_ref: account.account_key_ref, wallet_key_ref: keyRef, address },
+        account.id,
+      );
       await this.store.markKeyDestroyed(walletId, version);
       return true;
     } catch (err) {

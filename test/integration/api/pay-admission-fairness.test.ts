@@ -31,6 +31,44 @@ const pay = (t: TestTreasury, a: { pat: string; walletId: string }) =>
     body: { payment_requirements: paymentRequirements({ amount: '10' }) },
   });
 
+/** `loops` requests made again and again by `call` until `stop()`; the answers counted by status and code. */
+function flood(loops: number, call: () => Promise<{ status: number; body: any }>) {
+  const statuses = new Map<string, number>();
+  let flooding = true;
+  const loop = async () => {
+    while (flooding) {
+      const res = await call();
+      const key = `${res.status} ${res.body?.error_code ?? ''}`.trim();
+      statuses.set(key, (statuses.get(key) ?? 0) + 1);
+    }
+  };
+  const running = Array.from({ length: loops }, loop);
+  return {
+    answered: () => [...statuses.values()].reduce((a, b) => a + b, 0),
+    async stop() {
+      flooding = false;
+      await Promise.all(running);
+      return Object.fromEntries(statuses);
+    },
+  };
+}
+
+/** The other tenant's payments, one after another, while the flood runs (it has answered `loops` requests first). */
+async function paysDuring(
+  t: TestTreasury,
+  f: ReturnType<typeof flood>,
+  loops: number,
+  victim: { pat: string; walletId: string },
+) {
+  while (f.answered() < loops) await new Promise((r) => setTimeout(r, 20));
+  const answers = [];
+  for (let i = 0; i < 16; i++) {
+    const res = await pay(t, victim);
+    answers.push(`${res.status} ${res.body?.error_code ?? ''}`.trim());
+  }
+  return answers;
+}
+
 describe('pay admission: one account cannot fail another (HTTP, SoftHSM signer, PostgreSQL)', function () {
   this.timeout(180_000);
 
@@ -43,36 +81,22 @@ describe('pay admission: one account cannot fail another (HTTP, SoftHSM signer, 
       TREASURY_PAY_IN_FLIGHT: '16',
       TREASURY_PAY_IN_FLIGHT_PER_ACCOUNT: '8',
       TREASURY_PAY_QUEUE_PER_ACCOUNT: '8',
+      TREASURY_SIGNER_OTHER_IN_FLIGHT: '8',
     },
   });
 
   it("a tenant flooding the pay route gets 429 past its own share; another tenant's payments all pass", async () => {
     const flooder = await payingAccount(t);
     const victim = await payingAccount(t);
-    const statuses = new Map<string, number>();
-    let flooding = true;
-    const loop = async () => {
-      while (flooding) {
-        const res = await pay(t, flooder);
-        const key = `${res.status} ${res.body?.error_code ?? ''}`.trim();
-        statuses.set(key, (statuses.get(key) ?? 0) + 1);
-      }
-    };
-    const loops = Array.from({ length: FLOOD }, loop);
+    const f = flood(FLOOD, () => pay(t, flooder));
+    let answers: string[] = [];
+    let seen: Record<string, number> = {};
     try {
-      // The flood is under way before the other tenant pays: some of its payments have been answered.
-      while ([...statuses.values()].reduce((a, b) => a + b, 0) < FLOOD) await new Promise((r) => setTimeout(r, 20));
-      const answers = [];
-      for (let i = 0; i < 16; i++) {
-        const res = await pay(t, victim);
-        answers.push(`${res.status} ${res.body?.error_code ?? ''}`.trim());
-      }
-      assert.deepEqual(answers, Array(16).fill('200'), `the other tenant's payments during the flood`);
+      answers = await paysDuring(t, f, FLOOD, victim);
     } finally {
-      flooding = false;
-      await Promise.all(loops);
+      seen = await f.stop();
     }
-    const seen = Object.fromEntries(statuses);
+    assert.deepEqual(answers, Array(16).fill('200'), `the other tenant's payments during the flood`);
     assert.ok((seen['200'] ?? 0) > 0, `the flooder's own payments pass within its share: ${JSON.stringify(seen)}`);
     assert.ok(
       (seen['429 pay_concurrency_exceeded'] ?? 0) > 0,
@@ -80,6 +104,26 @@ describe('pay admission: one account cannot fail another (HTTP, SoftHSM signer, 
     );
     assert.deepEqual(
       Object.keys(seen).filter((k) => k !== '200' && k !== '429 pay_concurrency_exceeded'),
+      [],
+      `no other answer: ${JSON.stringify(seen)}`,
+    );
+  });
+
+  it("a tenant flooding the signer with reads of its wallet's policy never fails another tenant's payments", async () => {
+    const flooder = await payingAccount(t);
+    const victim = await payingAccount(t);
+    const f = flood(FLOOD, () => t.request('GET', `/v1/wallets/${flooder.walletId}/policy`, { token: flooder.pat }));
+    let answers: string[] = [];
+    let seen: Record<string, number> = {};
+    try {
+      answers = await paysDuring(t, f, FLOOD, victim);
+    } finally {
+      seen = await f.stop();
+    }
+    assert.deepEqual(answers, Array(16).fill('200'), `the other tenant's payments during the flood`);
+    assert.ok((seen['200'] ?? 0) > 0, `the flooder's reads pass within its share: ${JSON.stringify(seen)}`);
+    assert.deepEqual(
+      Object.keys(seen).filter((k) => k !== '200' && k !== '429 signer_calls_exceeded'),
       [],
       `no other answer: ${JSON.stringify(seen)}`,
     );

@@ -24,13 +24,14 @@ function refused(env: Record<string, string>, variable: string): void {
 }
 
 describe('pay admission configuration', () => {
-  it('defaults to 256 payments at work, 64 of one tenant, 256 of its waiting, 4,096 waiting in all, 10 s of wait', () => {
+  it('defaults to 256 payments at work, 64 of one tenant, 256 of its waiting, 4,096 waiting in all, 10 s of wait, 64 other signer calls', () => {
     assert.deepEqual(loadAppConfig({}).payAdmission, {
       inFlight: 256,
       inFlightPerAccount: 64,
       queuePerAccount: 256,
       queue: 4_096,
       queueWaitSeconds: 10,
+      signerOtherInFlight: 64,
     });
   });
 
@@ -41,6 +42,7 @@ describe('pay admission configuration', () => {
       TREASURY_PAY_QUEUE_PER_ACCOUNT: '0',
       TREASURY_PAY_QUEUE: '0',
       TREASURY_PAY_QUEUE_WAIT_SECONDS: '300',
+      TREASURY_SIGNER_OTHER_IN_FLIGHT: '1',
     });
     assert.deepEqual(config.payAdmission, {
       inFlight: 8,
@@ -48,6 +50,7 @@ describe('pay admission configuration', () => {
       queuePerAccount: 0,
       queue: 0,
       queueWaitSeconds: 300,
+      signerOtherInFlight: 1,
     });
   });
 
@@ -59,6 +62,7 @@ describe('pay admission configuration', () => {
     refused({ TREASURY_PAY_QUEUE: '1000001' }, 'TREASURY_PAY_QUEUE');
     refused({ TREASURY_PAY_QUEUE_WAIT_SECONDS: '0' }, 'TREASURY_PAY_QUEUE_WAIT_SECONDS');
     refused({ TREASURY_PAY_QUEUE_WAIT_SECONDS: '2.5' }, 'TREASURY_PAY_QUEUE_WAIT_SECONDS');
+    refused({ TREASURY_SIGNER_OTHER_IN_FLIGHT: '0' }, 'TREASURY_SIGNER_OTHER_IN_FLIGHT');
   });
 
   it("refuses a tenant's share larger than the whole", () => {

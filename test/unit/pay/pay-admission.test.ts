@@ -32,7 +32,14 @@ async function refusal(p: Promise<unknown>): Promise<AppError> {
   assert.fail('the payment was not refused');
 }
 
-const config = { inFlight: 2, inFlightPerAccount: 1, queuePerAccount: 1, queue: 2, queueWaitSeconds: 1 };
+const config = {
+  inFlight: 2,
+  inFlightPerAccount: 1,
+  queuePerAccount: 1,
+  queue: 2,
+  queueWaitSeconds: 1,
+  signerOtherInFlight: 64,
+};
 
 describe('pay admission (per-tenant places, refusals)', () => {
   it("past its tenant's place and queue, a payment is refused 429 pay_concurrency_exceeded, never run", async () => {

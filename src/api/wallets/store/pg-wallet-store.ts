@@ -103,7 +103,14 @@ export class PgWalletStore implements WalletStore {
       .whereNotNull('k.retired_at')
       .whereNull('k.destroyed_at')
       .whereNotNull('k.wallet_key_ref')
-      .select('k.wallet_id', 'k.version', 'k.wallet_key_ref', 'a.account_key_ref', 'k.address')) as RetiredKey[];
+      .select(
+        'k.wallet_id',
+        'a.id as account_id',
+        'k.version',
+        'k.wallet_key_ref',
+        'a.account_key_ref',
+        'k.address',
+      )) as RetiredKey[];
   }
 
   async markKeyDestroyed(walletId: string, version: number): Promise<void> {

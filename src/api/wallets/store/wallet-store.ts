@@ -92,6 +92,8 @@ export interface WalletAuditNote {
  */
 export interface RetiredKey {
   wallet_id: string;
+  /** The wallet's Treasury account (whose share of the signer calls the destruction waits for). */
+  account_id: string;
   version: number;
   wallet_key_ref: string;
   account_key_ref: string;
