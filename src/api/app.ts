@@ -7,7 +7,6 @@ import https from 'node:https';
 import Koa from 'koa';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
-import { SignerClient } from '../../signer/protocol/signer-client.js';
 import { Authenticator } from './auth/authenticator.js';
 import { pgCredentialStore } from './auth/credential-store.js';
 import { ChainRegistry } from '../shared/chain-registry.js';
@@ -104,11 +103,7 @@ function buildCore(deps: TreasuryAppDeps) {
   const metrics = createTreasuryMetrics();
   registerPoolMetrics(metrics.registry, knex);
   const chains = ChainRegistry.fromConfig(config.extraChains, { solana: config.solanaRpcUrl !== undefined });
-  const signer = new SignerGateway(
-    new SignerClient({ socketPath: config.signerSocket, timeoutMs: config.signerTimeoutMs }),
-    metrics,
-    { inFlight: config.payAdmission.signerOtherInFlight, waitMs: config.payAdmission.queueWaitSeconds * 1000 },
-  );
+  const signer = SignerGateway.connect(config, metrics);
   const auth = new Authenticator(pgCredentialStore(knex), config.adminToken, config.authCacheMs);
   const rateLimits = new RateLimits(config.rateLimits, knex, metrics);
   if (!rateLimits.enabled) log.warn('rate limits are off (TREASURY_RATE_LIMITS=off): for benchmarks only');

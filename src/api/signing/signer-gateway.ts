@@ -28,6 +28,7 @@
 import { FairQueue, type QueueRefusal } from '../../../base/fair-queue.js';
 import { SignerClient, SignerError } from '../../../signer/protocol/signer-client.js';
 import type { SignerMethod, SignerParams, SignerResult } from '../../../signer/protocol/signer-protocol.js';
+import type { AppConfig } from '../config/app-config.js';
 import { AppError } from '../errors/app-error.js';
 import type { TreasuryMetrics } from '../metrics/treasury-metrics.js';
 import { ownerPolicyError } from './owner-policy-errors.js';
@@ -68,6 +69,18 @@ export class SignerGateway {
       maxWaiting: bounds.inFlight * 16,
       maxWaitMs: bounds.waitMs,
     });
+  }
+
+  /** The gateway to the signer at `config.signerSocket`, with the bounds of its calls (TREASURY_SIGNER_OTHER_IN_FLIGHT). */
+  static connect(
+    config: Pick<AppConfig, 'signerSocket' | 'signerTimeoutMs' | 'payAdmission'>,
+    metrics: TreasuryMetrics,
+  ): SignerGateway {
+    return new SignerGateway(
+      new SignerClient({ socketPath: config.signerSocket, timeoutMs: config.signerTimeoutMs }),
+      metrics,
+      { inFlight: config.payAdmission.signerOtherInFlight, waitMs: config.payAdmission.queueWaitSeconds * 1000 },
+    );
   }
 
   /**
