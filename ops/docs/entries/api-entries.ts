@@ -230,6 +230,10 @@ export const API_ENTRIES: Entries = {
   TREASURY_RATE_LIMIT_TOKEN: {
     meaning: 'calls per bearer per window on authenticated routes but the pay routes (shared through PostgreSQL)',
   },
+  TREASURY_RATE_LIMIT_ACCOUNT: {
+    meaning:
+      'calls per tenant per window (its platform account, else its Treasury account) on the routes `TREASURY_RATE_LIMIT_TOKEN` counts, over all its bearers (shared through PostgreSQL); past it 429 `rate_limited`, bucket `account`',
+  },
   TREASURY_RATE_LIMIT_PAY: { meaning: "pay calls per bearer per window (each process's memory)" },
   TREASURY_RATE_LIMIT_DISCOVERY: {
     meaning: "public catalogue reads (GET /discovery/*) per client address per window (each process's memory)",

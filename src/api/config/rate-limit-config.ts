@@ -3,7 +3,9 @@
  * part of the API's one configuration schema (./app-config.ts spreads them in, in this order), and the frozen
  * `RateLimitConfig` src/api/http/middleware/rate-limit.ts counts with. Requests allowed per window of
  * TREASURY_RATE_LIMIT_WINDOW_SECONDS: NONCE and INIT per client address, TOKEN per bearer on every
- * authenticated route but the pay routes, all counted in PostgreSQL and shared by every API process; PAY per
+ * authenticated route but the pay routes, and ACCOUNT per tenant on the same routes (the bearer's platform account,
+ * else its scope: minting more PATs does not multiply a tenant's share), all counted in PostgreSQL and shared by
+ * every API process; PAY per
  * bearer on the wallet pay routes and DISCOVERY per client address on the public catalogue (GET /discovery/*),
  * counted in each process's memory; POLICY per account on the wallet policy writes (PUT …/policy and
  * …/policy/signed: each writes a permanent audit row), counted in PostgreSQL; RECEIPT per account on the signer's
@@ -22,6 +24,11 @@ export const rateLimitEnvShape = {
   TREASURY_RATE_LIMIT_NONCE: envInt(1, 10_000_000, 30),
   TREASURY_RATE_LIMIT_INIT: envInt(1, 10_000_000, 10),
   TREASURY_RATE_LIMIT_TOKEN: envInt(1, 10_000_000, 1200),
+  /**
+   * Calls per tenant per window on the routes TOKEN counts (over all the tenant's bearers: its sessions, PATs and
+   * agents' PATs), shared through PostgreSQL.
+   */
+  TREASURY_RATE_LIMIT_ACCOUNT: envInt(1, 10_000_000, 6000),
   TREASURY_RATE_LIMIT_PAY: envInt(1, 10_000_000, 100_000),
   TREASURY_RATE_LIMIT_DISCOVERY: envInt(1, 10_000_000, 120),
   /**
@@ -52,6 +59,8 @@ export type RateLimitConfig = Readonly<{
   nonce: number;
   init: number;
   token: number;
+  /** The `token` routes' calls per tenant (the bearer's platform account, else its scope). */
+  account: number;
   pay: number;
   discovery: number;
   /** Wallet policy writes per account (the bearer's platform account, else its Treasury account). */
@@ -71,6 +80,7 @@ export function rateLimitConfigOf(e: RateLimitEnv): RateLimitConfig {
     nonce: e.TREASURY_RATE_LIMIT_NONCE,
     init: e.TREASURY_RATE_LIMIT_INIT,
     token: e.TREASURY_RATE_LIMIT_TOKEN,
+    account: e.TREASURY_RATE_LIMIT_ACCOUNT,
     pay: e.TREASURY_RATE_LIMIT_PAY,
     discovery: e.TREASURY_RATE_LIMIT_DISCOVERY,
     policy: e.TREASURY_RATE_LIMIT_POLICY,

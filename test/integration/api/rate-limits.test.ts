@@ -62,6 +62,7 @@ describe('rate limits (HTTP, PostgreSQL, SoftHSM)', function () {
           nonce: 10,
           init: 10,
           token: 10,
+          account: 10,
           pay: 10,
           policy: 10,
           receipt: 10,

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { loadAppConfig } from '../../../src/api/config/app-config.js';
 
 describe('app config: rate limits', () => {
-  it('defaults: on, per 60 s window 30 nonces, 10 sign-ins and 120 catalogue reads per address, 1,200 calls and 100,000 payments per token, 60 policy writes per account, 60 refused bearers per address and 10 per presented bearer; no trusted proxy', () => {
+  it('defaults: on, per 60 s window 30 nonces, 10 sign-ins and 120 catalogue reads per address, 1,200 calls and 100,000 payments per token, 6,000 calls per account, 60 policy writes per account, 60 refused bearers per address and 10 per presented bearer; no trusted proxy', () => {
     const config = loadAppConfig({});
     assert.deepEqual(config.rateLimits, {
       enabled: true,
@@ -11,6 +11,7 @@ describe('app config: rate limits', () => {
       nonce: 30,
       init: 10,
       token: 1200,
+      account: 6000,
       pay: 100_000,
       policy: 60,
       receipt: 60,
@@ -28,6 +29,7 @@ describe('app config: rate limits', () => {
       TREASURY_RATE_LIMIT_NONCE: '5',
       TREASURY_RATE_LIMIT_INIT: '2',
       TREASURY_RATE_LIMIT_TOKEN: '50',
+      TREASURY_RATE_LIMIT_ACCOUNT: '80',
       TREASURY_RATE_LIMIT_PAY: '500',
       TREASURY_RATE_LIMIT_DISCOVERY: '9',
       TREASURY_RATE_LIMIT_POLICY: '4',
@@ -42,6 +44,7 @@ describe('app config: rate limits', () => {
       nonce: 5,
       init: 2,
       token: 50,
+      account: 80,
       pay: 500,
       policy: 4,
       receipt: 6,

@@ -1,9 +1,11 @@
 /**
  * Rate limits (docs/security-model.md, Rate limits), counted by rate-limiter-flexible in fixed windows of
- * TREASURY_RATE_LIMIT_WINDOW_SECONDS. Nine buckets:
+ * TREASURY_RATE_LIMIT_WINDOW_SECONDS. Ten buckets:
  *   nonce         POST /v1/identity/nonce, per client address (./client-address.ts);
  *   init          POST /v1/identity/init (an account and an HSM key per new signer), per client address;
  *   token         every authenticated route but the wallet pay routes, per bearer token;
+ *   account       the same routes, per tenant (the bearer's platform account, else its scope: a Treasury account
+ *                 of no platform account): a tenant minting more PATs does not multiply its share;
  *   pay           the wallet pay routes (policy, evaluate, pay, transfer, settlement), per bearer token;
  *   policy        the wallet policy writes (PUT /v1/wallets/{id}/policy and …/policy/signed), on top of pay, per
  *                 account (src/api/wallets/wallet-tenant.ts: the bearer's platform account, else its Treasury
@@ -22,7 +24,7 @@
  *   auth_failure_token  refusals of one presented bearer (keyed by its SHA-256, never the bearer), from any
  *                 address: past it, that bearer answers 429 before any lookup. A valid bearer is never counted,
  *                 so never refused; keyed by the whole bearer, not a prefix, so nobody can spend another's count.
- * nonce, init, token, policy and receipt are counted in PostgreSQL (table rate_limits, created by a migration), so every
+ * nonce, init, token, account, policy and receipt are counted in PostgreSQL (table rate_limits, created by a migration), so every
  * API process shares one count; each process also remembers a key found over its limit until its window ends
  * and answers it from memory, and counts in memory alone while PostgreSQL does not answer (the insurance
  * limiter), so an outage neither blocks every request nor lifts the limits. pay is counted in each
@@ -48,6 +50,7 @@ import {
   type RateLimiterAbstract,
 } from 'rate-limiter-flexible';
 import type { Authenticator } from '../../auth/authenticator.js';
+import type { Principal } from '../../auth/principal.js';
 import type { RateLimitConfig } from '../../config/app-config.js';
 import { AppError } from '../../errors/app-error.js';
 import type { TreasuryMetrics } from '../../metrics/treasury-metrics.js';
@@ -56,7 +59,16 @@ import { clientAddressOf, type TrustedProxy } from './client-address.js';
 import { isCrossSiteSubresource } from './cross-site-request.js';
 
 export type RateLimitBucket =
-  'nonce' | 'init' | 'token' | 'pay' | 'policy' | 'receipt' | 'discovery' | 'auth_failure' | 'auth_failure_token';
+  | 'nonce'
+  | 'init'
+  | 'token'
+  | 'account'
+  | 'pay'
+  | 'policy'
+  | 'receipt'
+  | 'discovery'
+  | 'auth_failure'
+  | 'auth_failure_token';
 
 /** The buckets rate-limiter-flexible counts (auth_failure_token has its own bounded counter). */
 type CountedBucket = Exclude<RateLimitBucket, 'auth_failure_token'>;
@@ -97,6 +109,7 @@ export class RateLimits {
       nonce: shared('nonce', config.nonce),
       init: shared('init', config.init),
       token: shared('token', config.token),
+      account: shared('account', config.account),
       pay: new RateLimiterMemory({ keyPrefix: 'pay', points: config.pay, duration }),
       // Shared: a policy write is a PostgreSQL transaction and an audit row already, and N processes must not
       // allow N times the rows.
@@ -227,9 +240,15 @@ export function rateLimitByAddress(limits: RateLimits, trustedProxies: readonly 
   };
 }
 
+/** A token's tenant: its platform account, else its scope (a Treasury account minted with no platform account). */
+function tenantOf(principal: Extract<Principal, { kind: 'token' }>): string {
+  return principal.accountId ?? `${principal.scopeType}:${principal.scopeId}`;
+}
+
 /**
  * The authenticator as the routes of one bucket see it: each successful authentication of a token is
- * counted in `bucket` under the token's id (never the token itself). Everything else is the authenticator's
+ * counted in `bucket` under the token's id (never the token itself), and on the `token` routes in `account` under
+ * its tenant too. Everything else is the authenticator's
  * own, bound to it.
  */
 export function rateLimitedAuthenticator(
@@ -240,7 +259,10 @@ export function rateLimitedAuthenticator(
   if (!limits.enabled) return auth;
   const authenticate: Authenticator['authenticate'] = async (...args) => {
     const principal = await auth.authenticate(...args);
-    if (principal.kind === 'token') await limits.consume(bucket, principal.tokenId);
+    if (principal.kind !== 'token') return principal;
+    await limits.consume(bucket, principal.tokenId);
+    // The pay routes' share per tenant is their admission's (src/api/pay/pay-admission.ts), counted in memory.
+    if (bucket === 'token') await limits.consume('account', tenantOf(principal));
     return principal;
   };
   return new Proxy(auth, {

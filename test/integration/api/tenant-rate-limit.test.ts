@@ -1,0 +1,57 @@
+/**
+ * The `account` rate-limit bucket (src/api/http/middleware/rate-limit.ts), through HTTP and PostgreSQL: every
+ * authenticated call but the pay routes counts per bearer (`token`) and per tenant (`account`: the bearer's platform
+ * account, else its scope), so a tenant that mints more PATs does not multiply its share of the API — before, each
+ * of its up to 1,000 PATs had a `token` budget of its own. Another tenant's calls still pass.
+ */
+import assert from 'node:assert/strict';
+import { useTestTreasury, type TestTreasury } from '../../support/api-harness.js';
+import { signInWithNewKey } from '../../support/sign-in.js';
+
+async function patsOfNewAccount(t: TestTreasury, n: number): Promise<string[]> {
+  const me = await signInWithNewKey(t);
+  const pats: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const minted = await t.request('POST', '/v1/pats', { token: me.session, body: { scope_type: 'treasury' } });
+    assert.equal(minted.status, 201, JSON.stringify(minted.body));
+    pats.push(minted.body.pat as string);
+  }
+  return pats;
+}
+
+describe("the account bucket: one tenant's bearers share one budget (HTTP, PostgreSQL)", function () {
+  this.timeout(120_000);
+  const PER_TOKEN = 5;
+  const PER_ACCOUNT = 8;
+  const t = useTestTreasury({
+    extraEnv: {
+      TREASURY_RATE_LIMIT_TOKEN: String(PER_TOKEN),
+      TREASURY_RATE_LIMIT_ACCOUNT: String(PER_ACCOUNT),
+      TREASURY_RATE_LIMIT_WINDOW_SECONDS: '3600',
+    },
+  });
+
+  it("calls over three PATs of one account stop at the account's budget; another account's pass", async () => {
+    // Minting counts too (the session's calls are the account's): a fresh account per side keeps the count plain.
+    const pats = await patsOfNewAccount(t, 3);
+    const answers: string[] = [];
+    for (let round = 0; round < 3; round++)
+      for (const pat of pats) {
+        const res = await t.request('GET', '/v1/wallets', { token: pat });
+        answers.push(res.status === 429 ? `429 ${res.body.bucket}` : String(res.status));
+      }
+    const minted = 3; // the three POST /v1/pats of its session
+    const passed = PER_ACCOUNT - minted;
+    assert.deepEqual(answers, [...Array(passed).fill('200'), ...Array(9 - passed).fill('429 account')]);
+    const refused = await t.request('GET', '/v1/wallets', { token: pats[0]! });
+    assert.deepEqual(
+      [refused.body.error_code, refused.body.bucket, refused.body.limit],
+      ['rate_limited', 'account', PER_ACCOUNT],
+    );
+    assert.match(refused.headers.get('retry-after') ?? '', /^[1-9][0-9]*$/);
+
+    const [other] = await patsOfNewAccount(t, 1);
+    const theirs = await t.request('GET', '/v1/wallets', { token: other! });
+    assert.equal(theirs.status, 200, JSON.stringify(theirs.body));
+  });
+});
