@@ -31,42 +31,35 @@ const pay = (t: TestTreasury, a: { pat: string; walletId: string }) =>
     body: { payment_requirements: paymentRequirements({ amount: '10' }) },
   });
 
-/** `loops` requests made again and again by `call` until `stop()`; the answers counted by status and code. */
-function flood(loops: number, call: () => Promise<{ status: number; body: any }>) {
+/**
+ * `loops` requests made again and again by `call` while another tenant pays 16 times, one after another, once the
+ * flood has answered `loops` requests: the other tenant's answers, and the flood's counted by status and code.
+ */
+async function paysDuringFlood(
+  t: TestTreasury,
+  loops: number,
+  call: () => Promise<{ status: number; body: any }>,
+  victim: { pat: string; walletId: string },
+): Promise<{ answers: string[]; seen: Record<string, number> }> {
   const statuses = new Map<string, number>();
+  const answerOf = (res: { status: number; body: any }) => `${res.status} ${res.body?.error_code ?? ''}`.trim();
   let flooding = true;
   const loop = async () => {
     while (flooding) {
-      const res = await call();
-      const key = `${res.status} ${res.body?.error_code ?? ''}`.trim();
+      const key = answerOf(await call());
       statuses.set(key, (statuses.get(key) ?? 0) + 1);
     }
   };
   const running = Array.from({ length: loops }, loop);
-  return {
-    answered: () => [...statuses.values()].reduce((a, b) => a + b, 0),
-    async stop() {
-      flooding = false;
-      await Promise.all(running);
-      return Object.fromEntries(statuses);
-    },
-  };
-}
-
-/** The other tenant's payments, one after another, while the flood runs (it has answered `loops` requests first). */
-async function paysDuring(
-  t: TestTreasury,
-  f: ReturnType<typeof flood>,
-  loops: number,
-  victim: { pat: string; walletId: string },
-) {
-  while (f.answered() < loops) await new Promise((r) => setTimeout(r, 20));
-  const answers = [];
-  for (let i = 0; i < 16; i++) {
-    const res = await pay(t, victim);
-    answers.push(`${res.status} ${res.body?.error_code ?? ''}`.trim());
+  const answers: string[] = [];
+  try {
+    while ([...statuses.values()].reduce((a, b) => a + b, 0) < loops) await new Promise((r) => setTimeout(r, 20));
+    for (let i = 0; i < 16; i++) answers.push(answerOf(await pay(t, victim)));
+  } finally {
+    flooding = false;
+    await Promise.all(running);
   }
-  return answers;
+  return { answers, seen: Object.fromEntries(statuses) };
 }
 
 describe('pay admission: one account cannot fail another (HTTP, SoftHSM signer, PostgreSQL)', function () {
@@ -88,14 +81,7 @@ describe('pay admission: one account cannot fail another (HTTP, SoftHSM signer, 
   it("a tenant flooding the pay route gets 429 past its own share; another tenant's payments all pass", async () => {
     const flooder = await payingAccount(t);
     const victim = await payingAccount(t);
-    const f = flood(FLOOD, () => pay(t, flooder));
-    let answers: string[] = [];
-    let seen: Record<string, number> = {};
-    try {
-      answers = await paysDuring(t, f, FLOOD, victim);
-    } finally {
-      seen = await f.stop();
-    }
+    const { answers, seen } = await paysDuringFlood(t, FLOOD, () => pay(t, flooder), victim);
     assert.deepEqual(answers, Array(16).fill('200'), `the other tenant's payments during the flood`);
     assert.ok((seen['200'] ?? 0) > 0, `the flooder's own payments pass within its share: ${JSON.stringify(seen)}`);
     assert.ok(
@@ -112,14 +98,8 @@ describe('pay admission: one account cannot fail another (HTTP, SoftHSM signer, 
   it("a tenant flooding the signer with reads of its wallet's policy never fails another tenant's payments", async () => {
     const flooder = await payingAccount(t);
     const victim = await payingAccount(t);
-    const f = flood(FLOOD, () => t.request('GET', `/v1/wallets/${flooder.walletId}/policy`, { token: flooder.pat }));
-    let answers: string[] = [];
-    let seen: Record<string, number> = {};
-    try {
-      answers = await paysDuring(t, f, FLOOD, victim);
-    } finally {
-      seen = await f.stop();
-    }
+    const readPolicy = () => t.request('GET', `/v1/wallets/${flooder.walletId}/policy`, { token: flooder.pat });
+    const { answers, seen } = await paysDuringFlood(t, FLOOD, readPolicy, victim);
     assert.deepEqual(answers, Array(16).fill('200'), `the other tenant's payments during the flood`);
     assert.ok((seen['200'] ?? 0) > 0, `the flooder's reads pass within its share: ${JSON.stringify(seen)}`);
     assert.deepEqual(

@@ -4,24 +4,11 @@
  * variable named.
  */
 import assert from 'node:assert/strict';
-import { ConfigError } from '../../../base/config-error.js';
+import { assertConfigRefused } from '../../support/config-refusal.js';
 import { loadAppConfig } from '../../../src/api/config/app-config.js';
 
 function refused(env: Record<string, string>, variable: string): void {
-  assert.throws(
-    () => loadAppConfig(env),
-    (err: unknown) => {
-      assert.ok(err instanceof ConfigError, String(err));
-      assert.equal(err.code, 'config_invalid');
-      assert.equal(err.details.process, 'api');
-      assert.ok(
-        err.details.problems.some((p) => p.startsWith(variable)),
-        JSON.stringify(err.details.problems),
-      );
-      return true;
-    },
-    JSON.stringify(env),
-  );
+  assertConfigRefused(() => loadAppConfig(env), 'api', variable);
 }
 
 describe('proof re-check configuration', () => {
