@@ -10,8 +10,10 @@
  *
  * Defends: one tenant's backlog delaying another tenant's first job by more than the jobs running now (each other
  * tenant with work waiting adds one of its jobs at most); one tenant holding more than its share of the places; a
- * queue that grows without bound — past `perTenantWaiting` jobs of one tenant, or `maxWaiting` over all, a job is
- * refused at once, unrun; a caller waiting behind any backlog longer than `maxWaitMs`; a job whose caller went away
+ * queue that grows without bound — past `perTenantWaiting` jobs of one tenant a job is refused at once, unrun, and
+ * past `maxWaiting` over all the newest job of the longest backlog gives way (`queue_full`), so that tenants with
+ * long backlogs cannot fill the queue against a newcomer (the newcomer is refused only when no backlog is longer
+ * than its own by two); a caller waiting behind any backlog longer than `maxWaitMs`; a job whose caller went away
  * while it waited (`whenAbandoned`) — dropped unrun. Every refusal names its reason, and a job refused never ran.
  * Does not defend: many tenants each with work waiting (each gets its turn; the bounded wait is what is left), nor
  * how long a job runs once started (its own bound), nor a tenant split into many names (the caller names tenants).
@@ -83,8 +85,13 @@ export class FairQueue {
     return this.runningJobs;
   }
 
-  /** Runs `job` once `tenant` has a place, or refuses it unrun (see QueueRefusal). */
-  run<T>(tenant: string, job: () => Promise<T>, whenAbandoned?: WhenAbandoned): Promise<QueueOutcome<T>> {
+  /** Runs `job` once `tenant` has a place, or refuses it unrun (see QueueRefusal); `maxWaitMs` shortens its wait. */
+  run<T>(
+    tenant: string,
+    job: () => Promise<T>,
+    whenAbandoned?: WhenAbandoned,
+    maxWaitMs = this.options.maxWaitMs,
+  ): Promise<QueueOutcome<T>> {
     let state = this.tenants.get(tenant);
     if (state === undefined) {
       state = { running: 0, jobs: [], queued: false };
@@ -96,11 +103,15 @@ export class FairQueue {
       return this.execute(tenant, state, job);
     }
     if (state.jobs.length >= this.perTenantWaiting) return this.refused(tenant, state, 'tenant_queue_full');
-    if (this.waitingJobs >= this.maxWaiting) return this.refused(tenant, state, 'queue_full');
+    if (this.waitingJobs >= this.maxWaiting && !this.makeRoomFor(state))
+      return this.refused(tenant, state, 'queue_full');
     const tenantState = state;
     return new Promise<QueueOutcome<T>>((resolve, reject) => {
       let stopListening: (() => void) | undefined;
-      const timer = setTimeout(() => this.drop(tenant, entry, 'waited_too_long'), this.options.maxWaitMs);
+      const timer = setTimeout(
+        () => this.drop(tenant, entry, 'waited_too_long'),
+        Math.min(maxWaitMs, this.options.maxWaitMs),
+      );
       timer.unref();
       const done = () => {
         clearTimeout(timer);
@@ -121,6 +132,20 @@ export class FairQueue {
       if (!tenantState.queued && tenantState.running < this.perTenantConcurrency) this.join(tenant, tenantState);
       if (whenAbandoned) stopListening = whenAbandoned(() => this.drop(tenant, entry, 'abandoned'));
     });
+  }
+
+  /**
+   * The queue is full: the tenant with the most jobs waiting gives up its newest (`queue_full`) when it has at least
+   * two more waiting than the arriving job's tenant, so a full queue refuses the longest backlog, not a newcomer.
+   * Walks the tenants (only when the queue is full); false when no tenant waits longer.
+   */
+  private makeRoomFor(arriving: Tenant): boolean {
+    let longest: [string, Tenant] | undefined;
+    for (const entry of this.tenants) if (!longest || entry[1].jobs.length > longest[1].jobs.length) longest = entry;
+    if (!longest || longest[1].jobs.length < arriving.jobs.length + 2) return false;
+    const [tenant, state] = longest;
+    this.drop(tenant, state.jobs[state.jobs.length - 1]!, 'queue_full');
+    return true;
   }
 
   private refused(tenant: string, state: Tenant, reason: QueueRefusal): Promise<QueueOutcome<never>> {

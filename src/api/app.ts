@@ -43,6 +43,7 @@ import { createTreasuryMetrics, type TreasuryMetrics } from './metrics/treasury-
 import { registerPoolMetrics } from './metrics/register-pool-metrics.js';
 import { AccountService } from './platform/account-service.js';
 import { pgPlatformStores } from './platform/store/pg-platform-stores.js';
+import { treasuryTenantOf } from './platform/treasury-tenant.js';
 import { pgIdentityStore } from './identity/store/pg-identity-store.js';
 import { agentWalletsOf } from './wallets/agent-wallets-port.js';
 import { PayService } from './pay/pay-service.js';
@@ -103,14 +104,14 @@ function buildCore(deps: TreasuryAppDeps) {
   const metrics = createTreasuryMetrics();
   registerPoolMetrics(metrics.registry, knex);
   const chains = ChainRegistry.fromConfig(config.extraChains, { solana: config.solanaRpcUrl !== undefined });
-  const signer = SignerGateway.connect(config, metrics);
+  const platformStores = pgPlatformStores(knex);
+  const signer = SignerGateway.connect(config, metrics, treasuryTenantOf(platformStores.accounts.ownerOfTreasury));
   const auth = new Authenticator(pgCredentialStore(knex), config.adminToken, config.authCacheMs);
   const rateLimits = new RateLimits(config.rateLimits, knex, metrics);
   if (!rateLimits.enabled) log.warn('rate limits are off (TREASURY_RATE_LIMITS=off): for benchmarks only');
   // Routes see the authenticator through their rate-limit bucket: per token, the pay routes in memory (docs/security-model.md).
   const tokenAuth = rateLimitedAuthenticator(auth, rateLimits, 'token');
   const payAuth = rateLimitedAuthenticator(auth, rateLimits, 'pay');
-  const platformStores = pgPlatformStores(knex);
   const accounts = new AccountService({ store: platformStores.accounts, signer, metrics, maxPats: config.maxPats });
   const balances = new BalanceReader({
     knex,

@@ -313,6 +313,11 @@ export const ERROR_CODES = {
       "The signer refused this signature: the wallet is past one of the signer's own rolling ceilings (amount, signatures or policy receipts per window; see limit). Nothing was signed; retry after retry_after_seconds.",
   },
   signer_unavailable: { status: 503, message: 'The signer is unavailable; retry shortly.' },
+  signer_overloaded: {
+    status: 503,
+    message:
+      'Treasury has more calls waiting for its signer than it keeps, or this one waited too long for its turn; nothing was done. Retry shortly.',
+  },
   pay_overloaded: {
     status: 503,
     message:

@@ -167,7 +167,7 @@ export const API_ENTRIES: Entries = {
   },
   TREASURY_SIGNER_OTHER_IN_FLIGHT: {
     meaning:
-      "signer calls other than a payment's (wallet and account keys, key destructions, the signer's policy reads, writes and receipts) this process has at the signer at once, a tenant's an eighth of them at most, the rest waiting up to `TREASURY_PAY_QUEUE_WAIT_SECONDS`; past 64 of a tenant's waiting: 429 `signer_calls_exceeded`; past the process's: 503 `signer_unavailable`. `TREASURY_PAY_IN_FLIGHT` plus this, times the API processes, stays below the signer's queue",
+      "signer calls other than a payment's (wallet and account keys, key destructions, the signer's policy reads, writes and receipts) this process has at the signer at once, a tenant's (an owner's agents together) an eighth of them at most, the rest waiting up to `TREASURY_PAY_QUEUE_WAIT_SECONDS` (1 s for key generation and destruction, made under a database lock); past 64 of a tenant's waiting: 429 `signer_calls_exceeded`; past the process's queue or wait: 503 `signer_overloaded`. `TREASURY_PAY_IN_FLIGHT` plus this, times the API processes, stays below the signer's queue",
   },
   TREASURY_LEDGER_MAX_REJECTED_PER_SELLER: {
     meaning:
@@ -232,7 +232,7 @@ export const API_ENTRIES: Entries = {
   },
   TREASURY_RATE_LIMIT_ACCOUNT: {
     meaning:
-      'calls per tenant per window (its platform account, else its Treasury account) on the routes `TREASURY_RATE_LIMIT_TOKEN` counts, over all its bearers (shared through PostgreSQL); past it 429 `rate_limited`, bucket `account`',
+      "calls per tenant per window (its platform account, else its Treasury account) on the routes `TREASURY_RATE_LIMIT_TOKEN` counts, over all its bearers but the owner's signed-in sessions (shared through PostgreSQL); past it 429 `rate_limited`, bucket `account`",
   },
   TREASURY_RATE_LIMIT_PAY: { meaning: "pay calls per bearer per window (each process's memory)" },
   TREASURY_RATE_LIMIT_DISCOVERY: {

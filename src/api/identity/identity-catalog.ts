@@ -41,6 +41,9 @@ export const IDENTITY_CATALOG: CatalogEntry[] = [
       'sign_in_expired',
       'sign_in_signature_invalid',
       'identity_already_linked',
+      // A first sign-in makes its default agent's account key: a signer call of no tenant yet.
+      'signer_overloaded',
+      'signer_unavailable',
     ],
   },
   {

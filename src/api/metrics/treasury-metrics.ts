@@ -35,7 +35,7 @@ function admissionMetrics({ counter, gauge }: Makers) {
     }),
     signerCallRefusals: counter({
       name: 'treasury_signer_call_refusals_total',
-      help: "Signer calls other than a payment's refused before reaching the signer (src/api/signing/signer-gateway.ts), by reason: tenant_queue_full (429 signer_calls_exceeded), queue_full and waited_too_long (503 signer_unavailable).",
+      help: "Signer calls other than a payment's refused before reaching the signer (src/api/signing/signer-call-admission.ts), by reason: tenant_queue_full (429 signer_calls_exceeded), queue_full and waited_too_long (503 signer_overloaded).",
       labelNames: ['reason'],
     }),
     payAdmissionWaiting: gauge({

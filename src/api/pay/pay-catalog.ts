@@ -7,7 +7,7 @@
  */
 import { z } from 'zod';
 import type { CatalogEntry } from '../http/openapi/catalog-entry.js';
-import { PAY_ADMISSION, PAYMENT_SIGNING } from '../http/openapi/catalog-error-lists.js';
+import { PAY_ADMISSION, PAYMENT_SIGNING, SIGNER_CALL } from '../http/openapi/catalog-error-lists.js';
 import {
   policyEvaluationSchema,
   settlementSchema,
@@ -32,7 +32,7 @@ export const PAY_CATALOG: CatalogEntry[] = [
     summary: 'Read the policy, and what the signer holds of it (owner_policy)',
     auth: 'treasury_or_agent',
     replies: { 200: walletPolicySchema },
-    errors: ['signer_unavailable'],
+    errors: SIGNER_CALL,
   },
   {
     method: 'PUT',
@@ -42,7 +42,7 @@ export const PAY_CATALOG: CatalogEntry[] = [
     auth: 'treasury',
     body: putPolicyBodySchema,
     replies: { 200: walletPolicySchema },
-    errors: ['policy_signature_required', 'signer_unavailable'],
+    errors: ['policy_signature_required', ...SIGNER_CALL],
   },
   {
     method: 'PUT',
@@ -53,7 +53,7 @@ export const PAY_CATALOG: CatalogEntry[] = [
     auth: 'treasury',
     body: putSignedPolicyBodySchema,
     replies: { 200: walletPolicySchema },
-    errors: ['policy_signature_invalid', 'policy_version_stale', 'signer_unavailable'],
+    errors: ['policy_signature_invalid', 'policy_version_stale', ...SIGNER_CALL],
   },
   {
     method: 'POST',

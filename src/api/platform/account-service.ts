@@ -23,7 +23,12 @@ export type { AccountRow } from './store/platform-stores.js';
 
 /** What an account needs of the signer: a new account key, generated in the HSM and returned only wrapped. */
 export interface AccountKeySigner {
-  call(method: 'create_account_key', params: { authority: AuthorityRequest }): Promise<{ account_key_ref: string }>;
+  /** `tenant`: whose share of the signer calls the key takes (../signing/signer-call-admission.ts); none: the shared one. */
+  call(
+    method: 'create_account_key',
+    params: { authority: AuthorityRequest },
+    tenant?: string,
+  ): Promise<{ account_key_ref: string }>;
 }
 
 /** Operator-minted and platform accounts: the deployment's policy approver (configured on the signer only). */
@@ -62,15 +67,17 @@ export class AccountService {
 
   /**
    * Creates a Treasury account (its key generated in the HSM, stored wrapped) under `authority`, in `unit`
-   * when given (e.g. the agent that will hold it, written in the same unit).
+   * when given (e.g. the agent that will hold it, written in the same unit); `tenant`: the platform account whose
+   * share of the signer calls its key takes (an agent's owner).
    */
   async create(
     input: { owner_type: string; owner_id: string },
     actor: string,
     authority: AuthorityRequest,
     unit?: StoreUnit,
+    tenant?: string,
   ): Promise<{ id: string; created_at: Date }> {
-    return this.write(input, actor, authority, () => undefined, unit);
+    return this.write(input, actor, authority, () => undefined, unit, tenant);
   }
 
   private async write(
@@ -79,8 +86,9 @@ export class AccountService {
     authority: AuthorityRequest,
     apiKey: (now: Date) => Parameters<AccountStore['create']>[2],
     unit?: StoreUnit,
+    tenant?: string,
   ): Promise<{ id: string; created_at: Date }> {
-    const { account_key_ref } = await this.deps.signer.call('create_account_key', { authority });
+    const { account_key_ref } = await this.deps.signer.call('create_account_key', { authority }, tenant);
     const id = generateId('acct_');
     const now = new Date();
     const account = { id, owner_type: input.owner_type, owner_id: input.owner_id, account_key_ref, created_at: now };

@@ -10,6 +10,7 @@ import { pageQuerySchema } from '../http/schemas/page-query-schema.js';
 import { paymentPageSchema } from '../../shared/api-responses/payment-history-responses.js';
 import { agentPageSchema, agentViewSchema, walletViewSchema } from '../../shared/api-responses/wallet-responses.js';
 import { agentWalletBodySchema, spawnAgentBodySchema } from './agent-schemas.js';
+import { SIGNER_CALL } from '../http/openapi/catalog-error-lists.js';
 
 export const AGENT_CATALOG: CatalogEntry[] = [
   {
@@ -30,7 +31,7 @@ export const AGENT_CATALOG: CatalogEntry[] = [
     body: spawnAgentBodySchema,
     bodyOptional: true,
     replies: { 201: agentViewSchema },
-    errors: ['agent_limit_reached', 'signer_unavailable', 'hsm_unsupported'],
+    errors: ['agent_limit_reached', ...SIGNER_CALL, 'hsm_unsupported'],
   },
   {
     method: 'GET',
@@ -58,6 +59,6 @@ export const AGENT_CATALOG: CatalogEntry[] = [
     body: agentWalletBodySchema,
     bodyOptional: true,
     replies: { 201: walletViewSchema },
-    errors: ['chain_not_supported', 'signer_unavailable', 'hsm_unsupported', 'wallet_limit_reached'],
+    errors: ['chain_not_supported', ...SIGNER_CALL, 'hsm_unsupported', 'wallet_limit_reached'],
   },
 ];

@@ -120,6 +120,7 @@ export class AgentService {
       accountId,
       authority,
       unit,
+      accountId,
     );
     await this.deps.store.insert(unit, {
       id: agentId,

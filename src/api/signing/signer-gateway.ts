@@ -16,96 +16,53 @@
  * `policy_store_unavailable` 503 `signer_unavailable` (`reason` says so; `rule: no_policy_store` when the
  * signer keeps none at all).
  *
- * Defends, too: the signer's queue, shared by every tenant, filled by one tenant's calls — it answers `busy` when
- * full, and that fails whoever's payment came next. A payment's signatures are admitted per tenant before the
- * payment starts (../pay/pay-admission.ts); every other call (wallet and account keys, key destructions, the
- * policy reads, writes and receipts) waits here for a place among `bounds.inFlight`
- * (TREASURY_SIGNER_OTHER_IN_FLIGHT), a tenant's an eighth of them at most, served per tenant in turn
- * (base/fair-queue.ts); past 64 of a tenant's waiting 429 `signer_calls_exceeded`, past the process's queue or its
- * wait 503 `signer_unavailable` (`reason`). Keep TREASURY_PAY_IN_FLIGHT plus TREASURY_SIGNER_OTHER_IN_FLIGHT, times
- * the processes, below the signer's TREASURY_SIGNER_MAX_QUEUE (docs/operations.md, Pay admission).
+ * Defends, too: the signer's queue, shared by every tenant, filled by one tenant's calls — every call that is not a
+ * payment's waits for its tenant's share of places first (./signer-call-admission.ts).
  */
-import { FairQueue, type QueueRefusal } from '../../../base/fair-queue.js';
 import { SignerClient, SignerError } from '../../../signer/protocol/signer-client.js';
 import type { SignerMethod, SignerParams, SignerResult } from '../../../signer/protocol/signer-protocol.js';
 import type { AppConfig } from '../config/app-config.js';
 import { AppError } from '../errors/app-error.js';
 import type { TreasuryMetrics } from '../metrics/treasury-metrics.js';
 import { ownerPolicyError } from './owner-policy-errors.js';
-
-/** A payment's signatures: admitted per tenant before the payment starts (../pay/pay-admission.ts), not again here. */
-const PAYMENT_METHODS: ReadonlySet<SignerMethod> = new Set<SignerMethod>([
-  'sign_transfer_authorization',
-  'sign_permit2_witness_transfer',
-  'sign_solana_transaction',
-  'sign_eip2612_permit',
-]);
-
-/** The tenant of calls made for no tenant (the retired keys' sweep, start-up): one more in the rotation. */
-const NO_TENANT = '';
-
-/** Every other signer call of this process: how many at once, and the longest wait (./signer-gateway.ts header). */
-export interface SignerCallBounds {
-  inFlight: number;
-  waitMs: number;
-}
-
-/** One tenant's other signer calls waiting at most; one more is refused 429 `signer_calls_exceeded`. */
-const OTHER_CALLS_WAITING_PER_TENANT = 64;
+import { PAYMENT_METHODS, SignerCallAdmission, type SignerCallBounds } from './signer-call-admission.js';
 
 export class SignerGateway {
-  /** The signer calls that are not a payment's: a bounded share of the signer's queue, served per tenant in turn. */
-  private readonly others: FairQueue;
+  /** The calls that are not a payment's: a bounded share of the signer's queue, served per tenant in turn. */
+  private readonly others: SignerCallAdmission;
 
   constructor(
     private readonly client: SignerClient,
     private readonly metrics: TreasuryMetrics,
-    private readonly bounds: SignerCallBounds = { inFlight: 64, waitMs: 10_000 },
+    bounds: SignerCallBounds = { inFlight: 64, waitMs: 10_000 },
   ) {
-    this.others = new FairQueue({
-      concurrency: bounds.inFlight,
-      perTenantConcurrency: Math.max(1, Math.ceil(bounds.inFlight / 8)),
-      perTenantWaiting: OTHER_CALLS_WAITING_PER_TENANT,
-      maxWaiting: bounds.inFlight * 16,
-      maxWaitMs: bounds.waitMs,
-    });
+    this.others = new SignerCallAdmission(bounds, metrics);
   }
 
-  /** The gateway to the signer at `config.signerSocket`, with the bounds of its calls (TREASURY_SIGNER_OTHER_IN_FLIGHT). */
+  /**
+   * The gateway to the signer at `config.signerSocket`, with the bounds of its calls (TREASURY_SIGNER_OTHER_IN_FLIGHT)
+   * and the tenant a Treasury account counts under (`tenantOf`, ./signer-call-admission.ts).
+   */
   static connect(
     config: Pick<AppConfig, 'signerSocket' | 'signerTimeoutMs' | 'payAdmission'>,
     metrics: TreasuryMetrics,
+    tenantOf?: SignerCallBounds['tenantOf'],
   ): SignerGateway {
+    const { signerOtherInFlight, queueWaitSeconds } = config.payAdmission;
     return new SignerGateway(
       new SignerClient({ socketPath: config.signerSocket, timeoutMs: config.signerTimeoutMs }),
       metrics,
-      { inFlight: config.payAdmission.signerOtherInFlight, waitMs: config.payAdmission.queueWaitSeconds * 1000 },
+      { inFlight: signerOtherInFlight, waitMs: queueWaitSeconds * 1000, ...(tenantOf ? { tenantOf } : {}) },
     );
   }
 
   /**
-   * One signer call. A payment's goes straight to the signer; any other waits for its place among this process's
-   * `bounds.inFlight`, `tenant`'s calls an eighth of them at most (its Treasury account; unnamed calls share one).
+   * One signer call. A payment's goes straight to the signer; any other waits for its place
+   * (./signer-call-admission.ts), `tenant` naming whose share it takes (a Treasury or platform account id).
    */
   async call<M extends SignerMethod>(method: M, params: SignerParams<M>, tenant?: string): Promise<SignerResult<M>> {
     if (PAYMENT_METHODS.has(method)) return this.send(method, params);
-    const outcome = await this.others.run(tenant ?? NO_TENANT, () => this.send(method, params));
-    if (outcome.ran) return outcome.value;
-    this.metrics.signerCallRefusals.inc({ reason: outcome.reason });
-    throw this.refusal(outcome.reason);
-  }
-
-  private refusal(reason: QueueRefusal): AppError {
-    if (reason === 'tenant_queue_full')
-      return new AppError('signer_calls_exceeded', {
-        fields: {
-          in_flight_max: Math.max(1, Math.ceil(this.bounds.inFlight / 8)),
-          queue_max: OTHER_CALLS_WAITING_PER_TENANT,
-          retry_after_seconds: 1,
-        },
-        headers: { 'Retry-After': '1' },
-      });
-    return new AppError('signer_unavailable', { fields: { reason }, headers: { 'Retry-After': '1' } });
+    return this.others.run(method, tenant, () => this.send(method, params));
   }
 
   private async send<M extends SignerMethod>(method: M, params: SignerParams<M>): Promise<SignerResult<M>> {

@@ -8,7 +8,7 @@
  * not defend: what the pay path decides (src/api/pay/).
  */
 import type { CatalogEntry } from '../http/openapi/catalog-entry.js';
-import { KEY_RETIREMENT } from '../http/openapi/catalog-error-lists.js';
+import { KEY_RETIREMENT, SIGNER_CALL } from '../http/openapi/catalog-error-lists.js';
 import {
   walletBalanceSchema,
   walletPageSchema,
@@ -34,13 +34,7 @@ export const WALLET_CATALOG: CatalogEntry[] = [
     auth: 'treasury',
     body: createWalletBodySchema,
     replies: { 201: walletViewSchema },
-    errors: [
-      'chain_not_supported',
-      'account_not_found',
-      'signer_unavailable',
-      'hsm_unsupported',
-      'wallet_limit_reached',
-    ],
+    errors: ['chain_not_supported', 'account_not_found', ...SIGNER_CALL, 'hsm_unsupported', 'wallet_limit_reached'],
   },
   {
     method: 'GET',
@@ -87,7 +81,7 @@ export const WALLET_CATALOG: CatalogEntry[] = [
     auth: 'treasury_or_agent',
     query: policyReceiptQuerySchema,
     replies: { 200: policyReceiptSchema },
-    errors: ['policy_receipt_unavailable', 'signer_unavailable', 'signer_limit_exceeded'],
+    errors: ['policy_receipt_unavailable', ...SIGNER_CALL, 'signer_limit_exceeded'],
   },
   {
     method: 'POST',

@@ -8,15 +8,20 @@ import assert from 'node:assert/strict';
 import { useTestTreasury, type TestTreasury } from '../../support/api-harness.js';
 import { signInWithNewKey } from '../../support/sign-in.js';
 
-async function patsOfNewAccount(t: TestTreasury, n: number): Promise<string[]> {
+async function patsOfNewAccount(
+  t: TestTreasury,
+  n: number,
+): Promise<{ session: string; pats: string[]; ids: string[] }> {
   const me = await signInWithNewKey(t);
   const pats: string[] = [];
+  const ids: string[] = [];
   for (let i = 0; i < n; i++) {
     const minted = await t.request('POST', '/v1/pats', { token: me.session, body: { scope_type: 'treasury' } });
     assert.equal(minted.status, 201, JSON.stringify(minted.body));
     pats.push(minted.body.pat as string);
+    ids.push(minted.body.id as string);
   }
-  return pats;
+  return { session: me.session, pats, ids };
 }
 
 describe("the account bucket: one tenant's bearers share one budget (HTTP, PostgreSQL)", function () {
@@ -32,26 +37,28 @@ describe("the account bucket: one tenant's bearers share one budget (HTTP, Postg
   });
 
   it("calls over three PATs of one account stop at the account's budget; another account's pass", async () => {
-    // Minting counts too (the session's calls are the account's): a fresh account per side keeps the count plain.
-    const pats = await patsOfNewAccount(t, 3);
+    const { session, pats, ids } = await patsOfNewAccount(t, 3);
     const answers: string[] = [];
     for (let round = 0; round < 3; round++)
       for (const pat of pats) {
         const res = await t.request('GET', '/v1/wallets', { token: pat });
         answers.push(res.status === 429 ? `429 ${res.body.bucket}` : String(res.status));
       }
-    const minted = 3; // the three POST /v1/pats of its session
-    const passed = PER_ACCOUNT - minted;
-    assert.deepEqual(answers, [...Array(passed).fill('200'), ...Array(9 - passed).fill('429 account')]);
-    const refused = await t.request('GET', '/v1/wallets', { token: pats[0]! });
+    // The session that minted them is the owner's own: not counted in `account`.
+    assert.deepEqual(answers, [...Array(PER_ACCOUNT).fill('200'), '429 account']);
+    const refused = await t.request('GET', '/v1/wallets', { token: pats[1]! });
     assert.deepEqual(
       [refused.body.error_code, refused.body.bucket, refused.body.limit],
       ['rate_limited', 'account', PER_ACCOUNT],
     );
     assert.match(refused.headers.get('retry-after') ?? '', /^[1-9][0-9]*$/);
 
-    const [other] = await patsOfNewAccount(t, 1);
-    const theirs = await t.request('GET', '/v1/wallets', { token: other! });
+    // The owner's signed-in session still revokes a PAT that spent the account's budget.
+    const revoked = await t.request('DELETE', `/v1/pats/${ids[0]!}`, { token: session });
+    assert.ok(revoked.status === 200 || revoked.status === 204, JSON.stringify(revoked.body));
+
+    const other = await patsOfNewAccount(t, 1);
+    const theirs = await t.request('GET', '/v1/wallets', { token: other.pats[0]! });
     assert.equal(theirs.status, 200, JSON.stringify(theirs.body));
   });
 });

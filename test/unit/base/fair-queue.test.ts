@@ -170,7 +170,7 @@ describe('fair queue (one job at a time, round-robin per tenant)', () => {
       assert.equal((await Promise.all(answers)).length, 8);
     });
 
-    it("past a tenant's waiting bound its next job is refused unrun; another tenant still waits for a place", async () => {
+    it("past a tenant's waiting bound its next job is refused; a full queue makes room from the longest backlog", async () => {
       const queue = new FairQueue({ maxWaitMs: 60_000, concurrency: 1, perTenantWaiting: 2, maxWaiting: 3 });
       const started: string[] = [];
       const holder = manualJob('held', started);
@@ -183,13 +183,19 @@ describe('fair queue (one job at a time, round-robin per tenant)', () => {
       assert.deepEqual(refused, { ran: false, reason: 'tenant_queue_full' });
       const b = queue.run('B', async () => 'b1');
       assert.equal(queue.size, 3);
-      assert.deepEqual(await queue.run('C', async () => 'c1'), { ran: false, reason: 'queue_full' });
+      // Full: A, two waiting against C's none, gives up its newest; C waits in its place.
+      const c = queue.run('C', async () => 'c1');
+      assert.deepEqual(await waiting[1], { ran: false, reason: 'queue_full' });
+      assert.equal(queue.size, 3);
+      // Full again, and no backlog is two longer than D's: D is refused.
+      assert.deepEqual(await queue.run('D', async () => 'd1'), { ran: false, reason: 'queue_full' });
       holder.finish();
       assert.deepEqual(
-        (await Promise.all([held, ...waiting, b])).map((a) => (a.ran ? a.value : a.reason)),
-        ['held', 'a2', 'a3', 'b1'],
+        (await Promise.all([held, waiting[0]!, b, c])).map((a) => (a.ran ? a.value : a.reason)),
+        ['held', 'a2', 'b1', 'c1'],
       );
       assert.equal(ranPastBound, false);
+      assert.equal(queue.size, 0);
     });
 
     it('a job whose caller went away while it waited is dropped unrun; one that started runs to its end', async () => {

@@ -1,9 +1,9 @@
 /**
  * The signer gateway's share of the signer's queue (src/api/signing/signer-gateway.ts): a call that is not a
  * payment's waits for its place among `inFlight`, a tenant's an eighth of them at most, tenants served in turn;
- * past 64 of a tenant's waiting 429 `signer_calls_exceeded`, after the longest wait 503 `signer_unavailable`
- * (`reason`), neither ever sent to the signer; a payment's signature never waits here (the pay admission gave it
- * its place).
+ * past 64 of a tenant's waiting 429 `signer_calls_exceeded`, after the longest wait 503 `signer_overloaded`, neither
+ * ever sent to the signer; a payment's signature never waits here (the pay admission gave it its place); the
+ * Treasury accounts of one owner's agents share the owner's share; calls of no tenant are refused 503, never 429.
  */
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -49,7 +49,7 @@ describe('signer gateway: the calls that are not a payment', () => {
     await Promise.all([...a, b]);
   });
 
-  it("past a tenant's 64 waiting, 429 signer_calls_exceeded; past the longest wait, 503 signer_unavailable — neither sent", async () => {
+  it("past a tenant's 64 waiting, 429 signer_calls_exceeded; past the longest wait, 503 signer_overloaded — neither sent", async () => {
     const signer = heldSigner();
     const metrics = createTreasuryMetrics();
     const gateway = new SignerGateway(signer.client, metrics, { inFlight: 8, waitMs: 50 });
@@ -67,14 +67,49 @@ describe('signer gateway: the calls that are not a payment', () => {
       ],
     );
     const lates = (await Promise.all(waiting)) as AppError[];
-    assert.ok(lates.every((e) => e instanceof AppError && e.code === 'signer_unavailable'));
-    const late = lates[0]!;
-    assert.deepEqual([late.code, late.status, late.fields], ['signer_unavailable', 503, { reason: 'waited_too_long' }]);
+    assert.ok(lates.every((e) => e instanceof AppError && e.code === 'signer_overloaded'));
+    assert.deepEqual([lates[0]!.status, lates[0]!.headers], [503, { 'Retry-After': '1' }]);
     assert.deepEqual(signer.received, ['get_wallet_policy first']);
     signer.releaseAll();
     await first;
     const counted = await metrics.registry.getSingleMetricAsString('treasury_signer_call_refusals_total');
     assert.match(counted, /reason="tenant_queue_full"} 1$/m);
     assert.match(counted, /reason="waited_too_long"} 64$/m);
+  });
+
+  it("one owner's agents' Treasury accounts share the owner's share; calls of no tenant are refused 503, never 429", async () => {
+    const signer = heldSigner();
+    const owners = new Map([
+      ['acct_agent1', 'acc_owner'],
+      ['acct_agent2', 'acc_owner'],
+    ]);
+    const gateway = new SignerGateway(signer.client, createTreasuryMetrics(), {
+      inFlight: 8,
+      waitMs: 60_000,
+      tenantOf: async (id) => owners.get(id) ?? id,
+    });
+    const first = read(gateway, 'acct_agent1', 'x1');
+    const second = read(gateway, 'acct_agent2', 'x2');
+    const other = read(gateway, 'acct_other', 'y1');
+    await sleep(0);
+    assert.deepEqual(signer.received, ['get_wallet_policy x1', 'get_wallet_policy y1'], 'agent2 waits behind agent1');
+    signer.releaseAll();
+    await Promise.all([first, other]);
+    await sleep(0);
+    signer.releaseAll();
+    await second;
+
+    const held = Array.from({ length: 65 }, (_, i) =>
+      gateway.call('get_wallet_policy', { address: `n${i}` } as never).catch((e: unknown) => e),
+    );
+    const refused = (await gateway
+      .call('get_wallet_policy', { address: 'over' } as never)
+      .catch((e: unknown) => e)) as AppError;
+    assert.deepEqual([refused.code, refused.status], ['signer_overloaded', 503]);
+    for (let i = 0; i < 70; i++) {
+      signer.releaseAll();
+      await sleep(0);
+    }
+    await Promise.all(held);
   });
 });

@@ -5,7 +5,9 @@
  *   init          POST /v1/identity/init (an account and an HSM key per new signer), per client address;
  *   token         every authenticated route but the wallet pay routes, per bearer token;
  *   account       the same routes, per tenant (the bearer's platform account, else its scope: a Treasury account
- *                 of no platform account): a tenant minting more PATs does not multiply its share;
+ *                 of no platform account): a tenant minting more PATs does not multiply its share. The owner's
+ *                 signed-in sessions are not counted in it (each keeps its `token` budget), so that a leaked PAT
+ *                 spending the account's budget never locks the owner out of revoking it;
  *   pay           the wallet pay routes (policy, evaluate, pay, transfer, settlement), per bearer token;
  *   policy        the wallet policy writes (PUT /v1/wallets/{id}/policy and …/policy/signed), on top of pay, per
  *                 account (src/api/wallets/wallet-tenant.ts: the bearer's platform account, else its Treasury
@@ -261,8 +263,10 @@ export function rateLimitedAuthenticator(
     const principal = await auth.authenticate(...args);
     if (principal.kind !== 'token') return principal;
     await limits.consume(bucket, principal.tokenId);
-    // The pay routes' share per tenant is their admission's (src/api/pay/pay-admission.ts), counted in memory.
-    if (bucket === 'token') await limits.consume('account', tenantOf(principal));
+    // The pay routes' share per tenant is their admission's (src/api/pay/pay-admission.ts). The owner's own signed-in
+    // sessions are not counted in `account`: what its PATs and agents spend must never lock it out of revoking them.
+    if (bucket === 'token' && principal.sessionOrigin !== 'sign_in')
+      await limits.consume('account', tenantOf(principal));
     return principal;
   };
   return new Proxy(auth, {

@@ -13,6 +13,12 @@ import type { ErrorCode } from '../../../shared/error-codes.js';
 const SIGNER: ErrorCode[] = ['signer_refused', 'signer_limit_exceeded', 'signer_unavailable', 'hsm_unsupported'];
 
 /**
+ * A signer call that is not a payment's (src/api/signing/signer-call-admission.ts): the tenant's share of the
+ * process's places taken, the process's queue full, the signer out of reach.
+ */
+export const SIGNER_CALL: ErrorCode[] = ['signer_calls_exceeded', 'signer_overloaded', 'signer_unavailable'];
+
+/**
  * Rotating or revoking a wallet's key: refused while its owner-signed policy does not allow the key's
  * destruction, or its address holds USDC (or its balance is unknown).
  */
@@ -20,7 +26,7 @@ export const KEY_RETIREMENT: ErrorCode[] = [
   'key_destruction_not_allowed',
   'wallet_has_balance',
   'balance_unknown',
-  'signer_unavailable',
+  ...SIGNER_CALL,
 ];
 
 /** Signing a payment or a transfer: the policy's decision, the Idempotency-Key, the signer. */
