@@ -46,8 +46,8 @@ export interface SignerCallBounds {
   inFlight: number;
   /** The longest a call waits for its place. */
   waitMs: number;
-  /** The tenant a Treasury account counts under (its agent's owner's platform account, else itself). */
-  tenantOf?: (treasuryAccountId: string) => Promise<string>;
+  /** The tenant a Treasury account counts under (its agent's owner's platform account, else itself); never waits. */
+  tenantOf?: (treasuryAccountId: string) => string;
 }
 
 export class SignerCallAdmission {
@@ -70,12 +70,11 @@ export class SignerCallAdmission {
 
   /** Runs `send` once `tenant` (a Treasury or platform account id; none: the shared name) has a place. */
   async run<T>(method: SignerMethod, tenant: string | undefined, send: () => Promise<T>): Promise<T> {
-    // Resolved only for a Treasury account with a resolver: otherwise the call starts in the caller's tick.
     const name =
       tenant === undefined
         ? NO_TENANT
         : tenant.startsWith('acct_') && this.bounds.tenantOf
-          ? await this.bounds.tenantOf(tenant)
+          ? this.bounds.tenantOf(tenant)
           : tenant;
     const wait = LOCKED_METHODS.has(method) ? LOCKED_CALL_WAIT_MS : this.bounds.waitMs;
     const outcome = await this.queue.run(name, send, undefined, wait);

@@ -86,12 +86,11 @@ describe('signer gateway: the calls that are not a payment', () => {
     const gateway = new SignerGateway(signer.client, createTreasuryMetrics(), {
       inFlight: 8,
       waitMs: 60_000,
-      tenantOf: async (id) => owners.get(id) ?? id,
+      tenantOf: (id) => owners.get(id) ?? id,
     });
     const first = read(gateway, 'acct_agent1', 'x1');
     const second = read(gateway, 'acct_agent2', 'x2');
     const other = read(gateway, 'acct_other', 'y1');
-    await sleep(0);
     assert.deepEqual(signer.received, ['get_wallet_policy x1', 'get_wallet_policy y1'], 'agent2 waits behind agent1');
     signer.releaseAll();
     await Promise.all([first, other]);
