@@ -1,7 +1,7 @@
 /**
  * The pay routes' admission (POST /v1/wallets/{id}/pay and /transfer): a payment is worked on only once it has a
  * place among this process's TREASURY_PAY_IN_FLIGHT, at most TREASURY_PAY_IN_FLIGHT_PER_ACCOUNT of them its
- * tenant's (../wallets/wallet-tenant.ts: an owner's sessions, PATs and agents count as one); the others wait in
+ * tenant's (../auth/wallet-tenant.ts: an owner's sessions, PATs and agents count as one); the others wait in
  * their tenant's queue and freed places go to the waiting tenants in turn (base/fair-queue.ts). Nothing of the
  * payment is read, decided or written before it has its place.
  *

@@ -6,7 +6,7 @@
  * ./payment-identifier-key.ts), POST /v1/wallets/{id}/authorizations/{authorization_id}/settlement
  * (an `exact` or `upto` settlement, verified on chain). A revoked wallet answers 410 on each of them
  * (test/integration/api/revoked-wallet-routes.test.ts walks the route table). The two policy writes are
- * counted in the `policy` rate-limit bucket per account (../wallets/wallet-tenant.ts) on top of the `pay`
+ * counted in the `policy` rate-limit bucket per account (../auth/wallet-tenant.ts) on top of the `pay`
  * bucket their bearer spends: each writes an audit row nobody may delete.
  */
 import Router from '@koa/router';
@@ -36,7 +36,7 @@ import { walletBearer, type WalletRouteDeps } from '../wallets/wallet-bearer.js'
 import type { PolicyEvaluation } from '../../shared/api-responses/pay-responses.js';
 import type { OwnerPolicyService } from '../wallets/owner-policy-service.js';
 import type { RateLimits } from '../http/middleware/rate-limit.js';
-import { walletTenant } from '../wallets/wallet-tenant.js';
+import { walletTenant } from '../auth/wallet-tenant.js';
 import type { PayAdmission } from './pay-admission.js';
 
 /** A money-moving call's context: the caller's scope, its Idempotency-Key (checked) and the request it came with. */

@@ -1,7 +1,7 @@
 /**
  * The tenant a Treasury account counts under where shares are kept per tenant (the signer calls'
  * ../signing/signer-call-admission.ts): the platform account of the owner whose agent holds it, else the Treasury
- * account itself (an operator-minted one) — as ../wallets/wallet-tenant.ts names a bearer's tenant on the routes.
+ * account itself (an operator-minted one) — as ../auth/wallet-tenant.ts names a bearer's tenant on the routes.
  * An agent never changes owner, so each answer is remembered (at most 10,000, least recently used forgotten).
  *
  * Never waits: a Treasury account not yet known counts as itself while its owner is looked up in the background

@@ -14,11 +14,11 @@ import { historyQuerySchema } from './wallet-schemas.js';
 import { validate } from '../http/validate.js';
 import { walletBearer, type WalletRouteDeps } from './wallet-bearer.js';
 import type { WalletHistoryService } from './wallet-history-service.js';
-import { walletTenant } from './wallet-tenant.js';
+import { walletTenant } from '../auth/wallet-tenant.js';
 
 export function walletHistoryRoutes(deps: WalletRouteDeps & { history: WalletHistoryService }): Router {
   const router = new Router();
-  /** The wallet the route names, within the bearer's account, and the bearer's tenant (./wallet-tenant.ts). */
+  /** The wallet the route names, within the bearer's account, and the bearer's tenant (../auth/wallet-tenant.ts). */
   const walletOf = async (ctx: { get(h: string): string; params: Record<string, string> }) => {
     const { principal, accountId } = await walletBearer(deps, ctx.get('authorization'), true);
     const walletId = validate(walletIdSchema, ctx.params.id, 'path');

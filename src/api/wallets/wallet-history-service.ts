@@ -11,7 +11,7 @@
  * means: every row up to it was recomputed and held by this process, within the last REMEMBER_MS. At most one
  * verification from a chain's first row runs at a time in this process; the others wait their turn (and then
  * start from what the one before them remembered, for the same wallet), served round-robin per tenant
- * (base/fair-queue.ts; the tenant: ./wallet-tenant.ts). One that waited VERIFY_MAX_WAIT_MS without starting is
+ * (base/fair-queue.ts; the tenant: ../auth/wallet-tenant.ts). One that waited VERIFY_MAX_WAIT_MS without starting is
  * answered `not_checked` (asking again later verifies it).
  *
  * Defends: a history shown without the chain's state (the answer says whether the chain holds); any edit,
@@ -107,7 +107,7 @@ export class WalletHistoryService {
 
   /**
    * The wallet's newest `limit` audit events and whether its chain holds; a verification from the chain's first
-   * row waits for `tenant`'s turn (./wallet-tenant.ts).
+   * row waits for `tenant`'s turn (../auth/wallet-tenant.ts).
    */
   async audit(walletId: string, limit: number, tenant: string): Promise<WalletAudit> {
     const events = await this.store.newestAuditEvents(walletId, limit);

@@ -5,7 +5,7 @@
  *
  * Defends: one account crowding the signer every tenant shares with policy receipts (each an HSM/KMS signature) by
  * spreading them over many wallets and bearers — they count in the `receipt` bucket per account
- * (./wallet-tenant.ts), before the signer is asked. Does not defend: one wallet's receipts against its payments (the
+ * (../auth/wallet-tenant.ts), before the signer is asked. Does not defend: one wallet's receipts against its payments (the
  * signer's own receipt ceilings do: signer/owner-policy/policy-receipts.ts).
  */
 import Router from '@koa/router';
@@ -21,7 +21,7 @@ import { walletBearer, type WalletRouteDeps } from './wallet-bearer.js';
 import { policyReceiptQuerySchema } from './policy-receipt.js';
 import type { WalletBalance } from '../../shared/api-responses/wallet-responses.js';
 import type { RateLimits } from '../http/middleware/rate-limit.js';
-import { walletTenant } from './wallet-tenant.js';
+import { walletTenant } from '../auth/wallet-tenant.js';
 
 export function walletRoutes(
   deps: WalletRouteDeps & {

@@ -10,7 +10,7 @@
  *                 spending the account's budget never locks the owner out of revoking it;
  *   pay           the wallet pay routes (policy, evaluate, pay, transfer, settlement), per bearer token;
  *   policy        the wallet policy writes (PUT /v1/wallets/{id}/policy and …/policy/signed), on top of pay, per
- *                 account (src/api/wallets/wallet-tenant.ts: the bearer's platform account, else its Treasury
+ *                 account (src/api/auth/wallet-tenant.ts: the bearer's platform account, else its Treasury
  *                 account), so minting more tokens or agents does not multiply it: each write appends an audit
  *                 row nobody may delete, about 130 KB with a policy at its bounds;
  *   receipt       the signer's policy receipts (GET /v1/wallets/{id}/policy/receipt), on top of token, per account
@@ -52,7 +52,7 @@ import {
   type RateLimiterAbstract,
 } from 'rate-limiter-flexible';
 import type { Authenticator } from '../../auth/authenticator.js';
-import type { Principal } from '../../auth/principal.js';
+import { walletTenant } from '../../auth/wallet-tenant.js';
 import type { RateLimitConfig } from '../../config/app-config.js';
 import { AppError } from '../../errors/app-error.js';
 import type { TreasuryMetrics } from '../../metrics/treasury-metrics.js';
@@ -242,11 +242,6 @@ export function rateLimitByAddress(limits: RateLimits, trustedProxies: readonly 
   };
 }
 
-/** A token's tenant: its platform account, else its scope (a Treasury account minted with no platform account). */
-function tenantOf(principal: Extract<Principal, { kind: 'token' }>): string {
-  return principal.accountId ?? `${principal.scopeType}:${principal.scopeId}`;
-}
-
 /**
  * The authenticator as the routes of one bucket see it: each successful authentication of a token is
  * counted in `bucket` under the token's id (never the token itself), and on the `token` routes in `account` under
@@ -266,7 +261,7 @@ export function rateLimitedAuthenticator(
     // The pay routes' share per tenant is their admission's (src/api/pay/pay-admission.ts). The owner's own signed-in
     // sessions are not counted in `account`: what its PATs and agents spend must never lock it out of revoking them.
     if (bucket === 'token' && principal.sessionOrigin !== 'sign_in')
-      await limits.consume('account', tenantOf(principal));
+      await limits.consume('account', walletTenant(principal, `${principal.scopeType}:${principal.scopeId}`));
     return principal;
   };
   return new Proxy(auth, {
