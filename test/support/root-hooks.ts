@@ -15,6 +15,7 @@
 import { appendFileSync } from 'node:fs';
 import { relative } from 'node:path';
 import { stopSharedKmsEmulator } from './kms-test-backend.js';
+import { cpuWithChildrenMs } from './process-cpu.js';
 import { removeFileTempDirs } from './temp-dirs.js';
 import { databaseTimings, shareTestPostgres, stopTestPostgres } from './test-database.js';
 
@@ -53,8 +54,12 @@ function printDatabaseTimings(prefix = ''): void {
   process.stdout.write(`\ntest databases: ${prefix}${template}${made}\n`);
 }
 
-/** A worker runs one file between its root hooks: when it started, for TREASURY_TEST_FILE_TIMES (ms, file, started at, worker). */
+/**
+ * A worker runs one file between its root hooks: when it started and the CPU spent until then, for
+ * TREASURY_TEST_FILE_TIMES (ms, file, started at, worker, CPU ms of the worker and its reaped children).
+ */
 let fileStartedAt = 0;
+let fileCpuAtStart: number | undefined;
 
 /** The file a worker's root hook runs around (its root suite's first child suite's). */
 const workerFile = (context: unknown): string | undefined =>
@@ -63,6 +68,7 @@ const workerFile = (context: unknown): string | undefined =>
 export const mochaHooks = {
   beforeAll() {
     fileStartedAt = Date.now();
+    fileCpuAtStart = cpuWithChildrenMs();
   },
   async afterAll(this: unknown) {
     await stopSharedKmsEmulator();
@@ -71,11 +77,14 @@ export const mochaHooks = {
     // the reporter sorts what they append (test/support/summary-reporter.cjs).
     const timesFile = process.env.TREASURY_TEST_FILE_TIMES;
     const file = workerFile(this);
-    if (timesFile && process.env.MOCHA_WORKER_ID !== undefined && file)
+    if (timesFile && process.env.MOCHA_WORKER_ID !== undefined && file) {
+      const cpuNow = cpuWithChildrenMs();
+      const cpu = cpuNow === undefined || fileCpuAtStart === undefined ? '' : Math.round(cpuNow - fileCpuAtStart);
       appendFileSync(
         timesFile,
-        `${Date.now() - fileStartedAt}\t${relative(process.cwd(), file)}\t${fileStartedAt}\t${process.env.MOCHA_WORKER_ID}\n`,
+        `${Date.now() - fileStartedAt}\t${relative(process.cwd(), file)}\t${fileStartedAt}\t${process.env.MOCHA_WORKER_ID}\t${cpu}\n`,
       );
+    }
     // A worker of a parallel run uses the run's server (the global setup's) and runs more files after this one.
     if (process.env.MOCHA_WORKER_ID !== undefined) return;
     await stopTestPostgres();

@@ -5,7 +5,8 @@
 // With TREASURY_TEST_FILE_TIMES=<file>, it also writes how long each test file took (from its first suite's
 // start to its last suite's end, hooks included), slowest first, one "ms<TAB>file" line each: to see where
 // a run's time goes (a parallel run adds when each file started, in ms since the epoch, and the worker that
-// ran it, to draw the run's schedule). In parallel mode the events of a file reach the reporter together when its worker is
+// ran it, to draw the run's schedule, and the CPU in ms that worker and the children it reaped spent on the file,
+// which on a busy machine is what the run's wall time follows). In parallel mode the events of a file reach the reporter together when its worker is
 // done, so the workers time their own files instead (test/support/root-hooks.ts appends them) and this
 // reporter sorts what they wrote; those times include waiting for the cores the other workers use.
 const fs = require('node:fs');
