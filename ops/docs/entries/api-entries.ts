@@ -235,6 +235,10 @@ export const API_ENTRIES: Entries = {
       "calls per tenant per window (its platform account, else its Treasury account) on the routes `TREASURY_RATE_LIMIT_TOKEN` counts, over all its bearers but the owner's signed-in sessions (shared through PostgreSQL); past it 429 `rate_limited`, bucket `account`",
   },
   TREASURY_RATE_LIMIT_PAY: { meaning: "pay calls per bearer per window (each process's memory)" },
+  TREASURY_RATE_LIMIT_PAY_ACCOUNT: {
+    meaning:
+      "calls per tenant per window (its platform account, else its Treasury account) on the pay routes outside the pay admission — a wallet's policy read, its evaluate, a settlement report — over all its bearers (each process's memory); past it 429 `rate_limited`, bucket `pay_account`",
+  },
   TREASURY_RATE_LIMIT_DISCOVERY: {
     meaning: "public catalogue reads (GET /discovery/*) per client address per window (each process's memory)",
   },

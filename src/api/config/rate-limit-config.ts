@@ -6,7 +6,8 @@
  * authenticated route but the pay routes, and ACCOUNT per tenant on the same routes (the bearer's platform account,
  * else its scope: minting more PATs does not multiply a tenant's share), all counted in PostgreSQL and shared by
  * every API process; PAY per
- * bearer on the wallet pay routes and DISCOVERY per client address on the public catalogue (GET /discovery/*),
+ * bearer on the wallet pay routes, PAY_ACCOUNT per tenant on those of them outside the pay admission (policy read,
+ * evaluate, settlement report) and DISCOVERY per client address on the public catalogue (GET /discovery/*),
  * counted in each process's memory; POLICY per account on the wallet policy writes (PUT …/policy and
  * …/policy/signed: each writes a permanent audit row), counted in PostgreSQL; RECEIPT per account on the signer's
  * policy receipts (GET …/policy/receipt: each one HSM/KMS signature, in the signer's queue every tenant shares),
@@ -30,6 +31,12 @@ export const rateLimitEnvShape = {
    */
   TREASURY_RATE_LIMIT_ACCOUNT: envInt(1, 10_000_000, 6000),
   TREASURY_RATE_LIMIT_PAY: envInt(1, 10_000_000, 100_000),
+  /**
+   * Calls per tenant per window on the pay routes outside the pay admission (a wallet's policy read, its dry-run
+   * evaluation, a settlement report), over all the tenant's bearers, in each process's memory: PAY counts each
+   * bearer, so without it a tenant's share grew with every PAT it minted.
+   */
+  TREASURY_RATE_LIMIT_PAY_ACCOUNT: envInt(1, 10_000_000, 100_000),
   TREASURY_RATE_LIMIT_DISCOVERY: envInt(1, 10_000_000, 120),
   /**
    * Wallet policy writes per account per window (the bearer's platform account, else its Treasury account),
@@ -62,6 +69,8 @@ export type RateLimitConfig = Readonly<{
   /** The `token` routes' calls per tenant (the bearer's platform account, else its scope). */
   account: number;
   pay: number;
+  /** The pay routes outside the pay admission: calls per tenant (the bearer's platform account, else its Treasury account). */
+  pay_account: number;
   discovery: number;
   /** Wallet policy writes per account (the bearer's platform account, else its Treasury account). */
   policy: number;
@@ -82,6 +91,7 @@ export function rateLimitConfigOf(e: RateLimitEnv): RateLimitConfig {
     token: e.TREASURY_RATE_LIMIT_TOKEN,
     account: e.TREASURY_RATE_LIMIT_ACCOUNT,
     pay: e.TREASURY_RATE_LIMIT_PAY,
+    pay_account: e.TREASURY_RATE_LIMIT_PAY_ACCOUNT,
     discovery: e.TREASURY_RATE_LIMIT_DISCOVERY,
     policy: e.TREASURY_RATE_LIMIT_POLICY,
     receipt: e.TREASURY_RATE_LIMIT_RECEIPT,

@@ -105,7 +105,7 @@ function frontMetrics({ counter, histogram }: Makers) {
     }),
     rateLimited: counter({
       name: 'treasury_rate_limited_total',
-      help: 'Requests refused with 429 rate_limited, by bucket (nonce, init, discovery, auth_failure: per client address; token, pay: per token; account, policy, receipt: per account; auth_failure_token: per presented bearer).',
+      help: 'Requests refused with 429 rate_limited, by bucket (nonce, init, discovery, auth_failure: per client address; token, pay: per token; account, pay_account, policy, receipt: per account; auth_failure_token: per presented bearer).',
       labelNames: ['bucket'],
     }),
     authFailures: counter({

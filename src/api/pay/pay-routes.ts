@@ -82,6 +82,19 @@ async function paymentScope(deps: Pick<WalletRouteDeps, 'auth' | 'knex'>, ctx: C
   return { s, tenant: walletTenant(principal, s.accountId) };
 }
 
+/**
+ * The scope of a pay route outside the admission (policy read, evaluate, settlement report), once its tenant has a
+ * call left in `pay_account`: the tenant's share of these routes does not grow with its PATs and agents.
+ */
+async function meteredScope(
+  deps: Pick<WalletRouteDeps, 'auth' | 'knex'> & { rateLimits: Pick<RateLimits, 'consume'> },
+  ctx: Context,
+) {
+  const { principal, s } = await bearerScope(deps, ctx, true);
+  await deps.rateLimits.consume('pay_account', walletTenant(principal, s.accountId));
+  return s;
+}
+
 export function payRoutes(
   deps: WalletRouteDeps & {
     pay: PayService;
@@ -89,7 +102,7 @@ export function payRoutes(
     ownerPolicies: OwnerPolicyService;
     /** Gives each tenant's payments their places (./pay-admission.ts). */
     admission: Pick<PayAdmission, 'run'>;
-    /** Counts the policy writes (bucket `policy`, per account). */
+    /** Counts the policy writes (bucket `policy`, per account) and the calls outside the admission (`pay_account`). */
     rateLimits: Pick<RateLimits, 'consume'>;
     /** For the `create_wallet` recovery of a payment on a chain the agent holds no wallet on. */
     chains: ChainRegistry;
@@ -100,7 +113,7 @@ export function payRoutes(
   // Agents pay the same resources again and again: a pay body seen before is not parsed again.
   const payBodies = new MemoizedValidation(payBodySchema, { maxEntries: 1024, maxTextChars: 8192 });
 
-  const scope = async (ctx: Context, agentAllowed = true) => (await bearerScope(deps, ctx, agentAllowed)).s;
+  const scope = (ctx: Context) => meteredScope(deps, ctx);
   /** A policy write's scope (Treasury bearers only), once the bearer's account has a policy write left. */
   const policyWriteScope = async (ctx: Context) => {
     const { principal, s } = await bearerScope(deps, ctx, false);

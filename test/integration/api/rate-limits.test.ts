@@ -64,6 +64,7 @@ describe('rate limits (HTTP, PostgreSQL, SoftHSM)', function () {
           token: 10,
           account: 10,
           pay: 10,
+          pay_account: 10,
           policy: 10,
           receipt: 10,
           discovery: 10,

@@ -62,3 +62,52 @@ describe("the account bucket: one tenant's bearers share one budget (HTTP, Postg
     assert.equal(theirs.status, 200, JSON.stringify(theirs.body));
   });
 });
+
+describe("the pay_account bucket: one tenant's bearers share the pay routes outside the admission (HTTP, PostgreSQL)", function () {
+  this.timeout(120_000);
+  const PER_TENANT = 8;
+  const t = useTestTreasury({
+    extraEnv: {
+      TREASURY_RATE_LIMIT_PAY_ACCOUNT: String(PER_TENANT),
+      TREASURY_RATE_LIMIT_WINDOW_SECONDS: '3600',
+    },
+  });
+  const TO = '0x209693Bc6afc0C5328bA36FaF03C514EF312287C';
+
+  it("policy reads and evaluations over three PATs of one account stop at the tenant's budget; another account's pass", async () => {
+    const { pats } = await patsOfNewAccount(t, 3);
+    const wallet = await t.request('POST', '/v1/wallets', { token: pats[0]!, body: {} });
+    assert.equal(wallet.status, 201, JSON.stringify(wallet.body));
+    const walletId = wallet.body.id as string;
+    const answers: string[] = [];
+    for (let round = 0; round < 2; round++)
+      for (const pat of pats) {
+        const read = await t.request('GET', `/v1/wallets/${walletId}/policy`, { token: pat });
+        const evaluated = await t.request('POST', `/v1/wallets/${walletId}/policy/evaluate`, {
+          token: pat,
+          body: { to: TO, amount_usd: '1' },
+        });
+        for (const res of [read, evaluated])
+          answers.push(res.status === 429 ? `429 ${res.body.bucket}` : String(res.status));
+      }
+    // Each PAT's own `pay` budget is far from spent: the tenant's is what refuses.
+    assert.deepEqual(answers, [...Array(PER_TENANT).fill('200'), ...Array(12 - PER_TENANT).fill('429 pay_account')]);
+    const refused = await t.request('POST', `/v1/wallets/${walletId}/authorizations/auth_unknown/settlement`, {
+      token: pats[2]!,
+      body: { transaction: `0x${'ab'.repeat(32)}` },
+    });
+    assert.deepEqual(
+      [refused.status, refused.body.error_code, refused.body.bucket, refused.body.limit],
+      [429, 'rate_limited', 'pay_account', PER_TENANT],
+    );
+    assert.match(refused.headers.get('retry-after') ?? '', /^[1-9][0-9]*$/);
+
+    const other = await patsOfNewAccount(t, 1);
+    const theirWallet = await t.request('POST', '/v1/wallets', { token: other.pats[0]!, body: {} });
+    assert.equal(theirWallet.status, 201, JSON.stringify(theirWallet.body));
+    const theirs = await t.request('GET', `/v1/wallets/${theirWallet.body.id as string}/policy`, {
+      token: other.pats[0]!,
+    });
+    assert.equal(theirs.status, 200, JSON.stringify(theirs.body));
+  });
+});

@@ -1,6 +1,6 @@
 /**
  * Rate limits (docs/security-model.md, Rate limits), counted by rate-limiter-flexible in fixed windows of
- * TREASURY_RATE_LIMIT_WINDOW_SECONDS. Ten buckets:
+ * TREASURY_RATE_LIMIT_WINDOW_SECONDS. Eleven buckets:
  *   nonce         POST /v1/identity/nonce, per client address (./client-address.ts);
  *   init          POST /v1/identity/init (an account and an HSM key per new signer), per client address;
  *   token         every authenticated route but the wallet pay routes, per bearer token;
@@ -9,6 +9,10 @@
  *                 signed-in sessions are not counted in it (each keeps its `token` budget), so that a leaked PAT
  *                 spending the account's budget never locks the owner out of revoking it;
  *   pay           the wallet pay routes (policy, evaluate, pay, transfer, settlement), per bearer token;
+ *   pay_account   those of them outside the pay admission (policy read, evaluate, settlement report: pay and
+ *                 transfer take their tenant's places in src/api/pay/pay-admission.ts instead), per tenant
+ *                 (src/api/auth/wallet-tenant.ts), so that a tenant minting more PATs or agents does not multiply
+ *                 its share of the database reads and RPC reads behind them;
  *   policy        the wallet policy writes (PUT /v1/wallets/{id}/policy and …/policy/signed), on top of pay, per
  *                 account (src/api/auth/wallet-tenant.ts: the bearer's platform account, else its Treasury
  *                 account), so minting more tokens or agents does not multiply it: each write appends an audit
@@ -29,7 +33,7 @@
  * nonce, init, token, account, policy and receipt are counted in PostgreSQL (table rate_limits, created by a migration), so every
  * API process shares one count; each process also remembers a key found over its limit until its window ends
  * and answers it from memory, and counts in memory alone while PostgreSQL does not answer (the insurance
- * limiter), so an outage neither blocks every request nor lifts the limits. pay is counted in each
+ * limiter), so an outage neither blocks every request nor lifts the limits. pay and pay_account are counted in each
  * process's memory only (the auth_failure buckets too: their check runs on every request that carries a bearer):
  * a PostgreSQL round trip on every payment would cost the pay path its throughput,
  * so N processes allow N times the pay limit (the wallet's policy and the PAT's daily cap still bound the
@@ -66,6 +70,7 @@ export type RateLimitBucket =
   | 'token'
   | 'account'
   | 'pay'
+  | 'pay_account'
   | 'policy'
   | 'receipt'
   | 'discovery'
@@ -113,6 +118,7 @@ export class RateLimits {
       token: shared('token', config.token),
       account: shared('account', config.account),
       pay: new RateLimiterMemory({ keyPrefix: 'pay', points: config.pay, duration }),
+      pay_account: new RateLimiterMemory({ keyPrefix: 'pay_account', points: config.pay_account, duration }),
       // Shared: a policy write is a PostgreSQL transaction and an audit row already, and N processes must not
       // allow N times the rows.
       policy: shared('policy', config.policy),
