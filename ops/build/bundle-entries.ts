@@ -16,7 +16,9 @@
  * build, the swagger-ui-dist assets, the native secp256k1 binding — do not move into the bundle's folder.
  * Packages with native code, or that load files by path at run time, stay outside (SERVER_EXTERNALS) and are
  * loaded from node_modules as before. The build fails on any esbuild error or warning.
- * Does not: type-check (tsc does), minify (stack traces stay readable; a source map sits beside each file).
+ * Does not: type-check (tsc does), minify (stack traces stay readable; a source map sits beside each file, naming
+ * the TypeScript files and lines without holding their text: Node parses the map at every start under
+ * `--enable-source-maps`, and the text was three quarters of it, test/integration/build/bundle-source-maps.test.ts).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -66,6 +68,7 @@ const COMMON: BuildOptions = {
   platform: 'node',
   target: 'node20',
   sourcemap: 'linked',
+  sourcesContent: false,
   banner: { js: REQUIRE_SHIM },
   logLevel: 'silent',
 };
