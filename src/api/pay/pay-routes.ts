@@ -76,7 +76,10 @@ async function bearerScope(deps: Pick<WalletRouteDeps, 'auth' | 'knex'>, ctx: Co
   return { principal, s: { accountId, walletId, actor: binding ? binding.patId : principal.actor, pat } };
 }
 
-/** A payment's scope and its tenant, whose share of this process's places it waits for (./pay-admission.ts). */
+/**
+ * A pay route's scope and its tenant: whose share of this process's places a payment waits for (./pay-admission.ts),
+ * and whose `pay_account` budget the other pay routes spend.
+ */
 async function paymentScope(deps: Pick<WalletRouteDeps, 'auth' | 'knex'>, ctx: Context) {
   const { principal, s } = await bearerScope(deps, ctx, true);
   return { s, tenant: walletTenant(principal, s.accountId) };
@@ -90,8 +93,8 @@ async function meteredScope(
   deps: Pick<WalletRouteDeps, 'auth' | 'knex'> & { rateLimits: Pick<RateLimits, 'consume'> },
   ctx: Context,
 ) {
-  const { principal, s } = await bearerScope(deps, ctx, true);
-  await deps.rateLimits.consume('pay_account', walletTenant(principal, s.accountId));
+  const { s, tenant } = await paymentScope(deps, ctx);
+  await deps.rateLimits.consume('pay_account', tenant);
   return s;
 }
 
