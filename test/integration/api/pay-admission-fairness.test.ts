@@ -62,6 +62,13 @@ async function paysDuringFlood(
   return { answers, seen: Object.fromEntries(statuses) };
 }
 
+/**
+ * What the flooder may also get on a machine busy with other work: its own waiting calls past their wait bound
+ * (TREASURY_PAY_QUEUE_WAIT_SECONDS, the signer calls' wait). Never the signer's own `busy` (503 signer_unavailable)
+ * nor a 500.
+ */
+const OWN_WAIT_OVER = ['503 pay_overloaded', '503 signer_overloaded'];
+
 describe('pay admission: one account cannot fail another (HTTP, SoftHSM signer, PostgreSQL)', function () {
   this.timeout(180_000);
 
@@ -89,7 +96,7 @@ describe('pay admission: one account cannot fail another (HTTP, SoftHSM signer, 
       `the flood's excess is refused: ${JSON.stringify(seen)}`,
     );
     assert.deepEqual(
-      Object.keys(seen).filter((k) => k !== '200' && k !== '429 pay_concurrency_exceeded'),
+      Object.keys(seen).filter((k) => !['200', '429 pay_concurrency_exceeded', ...OWN_WAIT_OVER].includes(k)),
       [],
       `no other answer: ${JSON.stringify(seen)}`,
     );
@@ -103,7 +110,7 @@ describe('pay admission: one account cannot fail another (HTTP, SoftHSM signer, 
     assert.deepEqual(answers, Array(16).fill('200'), `the other tenant's payments during the flood`);
     assert.ok((seen['200'] ?? 0) > 0, `the flooder's reads pass within its share: ${JSON.stringify(seen)}`);
     assert.deepEqual(
-      Object.keys(seen).filter((k) => k !== '200' && k !== '429 signer_calls_exceeded'),
+      Object.keys(seen).filter((k) => !['200', '429 signer_calls_exceeded', ...OWN_WAIT_OVER].includes(k)),
       [],
       `no other answer: ${JSON.stringify(seen)}`,
     );
