@@ -38,6 +38,7 @@ import { treasuryRoutes } from './platform/treasury-routes.js';
 import { walletRoutes } from './wallets/wallet-routes.js';
 import { walletHistoryRoutes } from './wallets/wallet-history-routes.js';
 import { BalanceReader } from './chain/balance-reader.js';
+import { ChainReadAdmission } from './chain/chain-read-admission.js';
 import { SettlementService } from './pay/settlement-service.js';
 import { createTreasuryMetrics, type TreasuryMetrics } from './metrics/treasury-metrics.js';
 import { registerPoolMetrics } from './metrics/register-pool-metrics.js';
@@ -105,7 +106,9 @@ function buildCore(deps: TreasuryAppDeps) {
   registerPoolMetrics(metrics.registry, knex);
   const chains = ChainRegistry.fromConfig(config.extraChains, { solana: config.solanaRpcUrl !== undefined });
   const platformStores = pgPlatformStores(knex);
-  const signer = SignerGateway.connect(config, metrics, treasuryTenantOf(platformStores.accounts.ownerOfTreasury));
+  // A Treasury account's tenant: its agent's owner's platform account (the signer's and the RPC's shares count by it).
+  const tenantOf = treasuryTenantOf(platformStores.accounts.ownerOfTreasury);
+  const signer = SignerGateway.connect(config, metrics, tenantOf);
   const auth = new Authenticator(pgCredentialStore(knex), config.adminToken, config.authCacheMs);
   const rateLimits = new RateLimits(config.rateLimits, knex, metrics);
   if (!rateLimits.enabled) log.warn('rate limits are off (TREASURY_RATE_LIMITS=off): for benchmarks only');
@@ -113,14 +116,8 @@ function buildCore(deps: TreasuryAppDeps) {
   const tokenAuth = rateLimitedAuthenticator(auth, rateLimits, 'token');
   const payAuth = rateLimitedAuthenticator(auth, rateLimits, 'pay');
   const accounts = new AccountService({ store: platformStores.accounts, signer, metrics, maxPats: config.maxPats });
-  const balances = new BalanceReader({
-    knex,
-    rpcUrls: config.rpcUrls,
-    solanaRpcUrl: config.solanaRpcUrl,
-    timeoutMs: config.rpcTimeoutMs,
-    metrics,
-    clock,
-  });
+  const chainReads = ChainReadAdmission.fromConfig(config, metrics, tenantOf);
+  const balances = BalanceReader.fromConfig(config, { knex, reads: chainReads, metrics, clock });
   // The wallet wing: its stores, then its services (src/api/wallets/).
   const walletStore = new PgWalletStore(knex);
   const walletHistoryStore = new PgWalletHistoryStore(knex);
@@ -150,6 +147,7 @@ function buildCore(deps: TreasuryAppDeps) {
     payAuth,
     platformStores,
     accounts,
+    chainReads,
     balances,
     walletStore,
     walletHistoryStore,
@@ -163,7 +161,7 @@ type Core = ReturnType<typeof buildCore>;
 
 /** The pay wing: payments, settlements, and the sweeper of expired reservations. */
 function buildPayWing(core: Core) {
-  const { config, knex, clock, metrics, chains, signer, balances } = core;
+  const { config, knex, clock, metrics, chains, signer, balances, chainReads } = core;
   const pay = new PayService({
     knex,
     signer,
@@ -181,6 +179,7 @@ function buildPayWing(core: Core) {
     knex,
     chains,
     chainReader: balances,
+    chainReads,
     metrics,
     clock,
     onWalletChanged: (walletId) => pay.forgetWallet(walletId),

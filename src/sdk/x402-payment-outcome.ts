@@ -88,11 +88,19 @@ export const SETTLEMENT_REPORT_DELAYS_MS: readonly number[] = Object.freeze([
   2_000, 3_000, 5_000, 8_000, 12_000, 20_000,
 ]);
 
+/** The codes of a report that may succeed later: not deep enough yet, the RPC unreachable, or its reads all taken. */
+const RETRIED_CODES: ReadonlySet<string> = new Set([
+  'settlement_unconfirmed',
+  'chain_unavailable',
+  'chain_busy',
+  'chain_reads_exceeded',
+]);
+
 /** Whether a report may succeed later: not deep enough yet, not seen yet by Treasury's RPC, or nobody answered. */
 function worthRetrying(err: unknown): boolean {
   if (err instanceof TreasuryUnreachableError) return true;
   if (!(err instanceof TreasuryApiError)) return false;
-  if (err.code === 'settlement_unconfirmed' || err.code === 'chain_unavailable') return true;
+  if (RETRIED_CODES.has(err.code)) return true;
   const reason = (err.body as { reason?: unknown } | undefined)?.reason;
   return err.code === 'settlement_not_verified' && reason === 'transaction_not_found';
 }

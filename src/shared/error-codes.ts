@@ -265,6 +265,11 @@ export const ERROR_CODES = {
     message:
       'This account has as many calls waiting for the signer in this Treasury process as it may (wallet keys, policy reads and writes, receipts; see in_flight_max and queue_max); nothing was done. Retry after retry_after_seconds.',
   },
+  chain_reads_exceeded: {
+    status: 429,
+    message:
+      "This account has as many reads of the chain's RPC at work and waiting in this Treasury process as it may (balances, settlement transactions; see in_flight_max and queue_max); nothing was read. Retry after retry_after_seconds.",
+  },
   MGMT_6014: {
     status: 429,
     message:
@@ -317,6 +322,11 @@ export const ERROR_CODES = {
     status: 503,
     message:
       'Treasury has more calls waiting for its signer than it keeps, or this one waited too long for its turn; nothing was done. Retry shortly.',
+  },
+  chain_busy: {
+    status: 503,
+    message:
+      "Treasury has more reads of the chain's RPC waiting than it keeps, or this one waited too long for its turn; nothing was read. Retry shortly.",
   },
   pay_overloaded: {
     status: 503,

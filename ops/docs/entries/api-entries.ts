@@ -169,6 +169,10 @@ export const API_ENTRIES: Entries = {
     meaning:
       "signer calls other than a payment's (wallet and account keys, key destructions, the signer's policy reads, writes and receipts) this process has at the signer at once, a tenant's (an owner's agents together) an eighth of them at most, the rest waiting up to `TREASURY_PAY_QUEUE_WAIT_SECONDS` (1 s for key generation and destruction, made under a database lock); past 64 of a tenant's waiting: 429 `signer_calls_exceeded`; past the process's queue or wait: 503 `signer_overloaded`. `TREASURY_PAY_IN_FLIGHT` plus this, times the API processes, stays below the signer's queue",
   },
+  TREASURY_CHAIN_READS_IN_FLIGHT: {
+    meaning:
+      "reads of a chain's RPC that tenants' calls cause (a wallet's balance, a reported settlement's transaction, an `upto` payment's Permit2 allowance, a seller's ledger row) this process makes at once, a tenant's (an owner's agents together) an eighth of them at most, the rest waiting up to `TREASURY_PAY_QUEUE_WAIT_SECONDS`; past 64 of a tenant's waiting: 429 `chain_reads_exceeded`; past the process's queue or wait: 503 `chain_busy` (nothing read). Times the API processes, keep it below what the RPC endpoint takes at once (docs/operations.md, Chain reads)",
+  },
   TREASURY_LEDGER_MAX_REJECTED_PER_SELLER: {
     meaning:
       'ledger rows one seller reported in the last 24 h that ended rejected (unknown transactions are rejected after TREASURY_LEDGER_NOT_FOUND_GRACE_SECONDS and kept); once reached, its reports of new transactions are refused whole: 429 `ledger_rejected_budget_exhausted` (`seller_id`, `limit`, `Retry-After: 3600`)',

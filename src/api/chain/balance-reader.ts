@@ -10,6 +10,10 @@
  * `minedTransaction` a transaction with its receipt (to verify a settlement); neither is ever served stale —
  * an unreachable RPC is `chain_unavailable`.
  *
+ * Every read is made for a tenant (the first argument of each method: a Treasury or platform account id) once it
+ * has a place in ./chain-read-admission.ts: one tenant's reads cannot take the RPC from the others; a read refused
+ * there fails with the refusal and is never served stale (nothing was read).
+ *
  * Defends: a slow or dead RPC holding requests (short timeout, no retries inside a request).
  * An RPC failure travels on only as `rpcFailure` (./rpc-failure.ts): the endpoint's path, query and
  * credentials (a provider key) are never in a cause, a log line or an answer.
@@ -40,12 +44,14 @@ const EIP2612_NONCES_ABI = [
 ] as const;
 
 import { formatUsd } from '../../../policy/money.js';
+import type { AppConfig } from '../config/app-config.js';
 import { AppError } from '../errors/app-error.js';
 import type { TreasuryMetrics } from '../metrics/treasury-metrics.js';
 import type { AnyChainInfo, ChainInfo } from '../../shared/chain-registry.js';
 import type { SettlementTransaction } from './verify-upto-settlement.js';
 import { rpcFailure } from './rpc-failure.js';
 import { SolanaTokenReader } from './solana-token-reader.js';
+import { isChainReadRefusal, type ChainReads } from './chain-read-admission.js';
 
 /** A mined transaction as the settlement and ledger checks read it, with its depth. */
 export interface MinedTransaction extends SettlementTransaction {
@@ -68,6 +74,17 @@ export interface BalanceReading {
 
 const MAX_CACHED = 100_000;
 
+/** What a reader is built with besides the configuration: where figures are kept, metrics, admission, clock. */
+export interface BalanceReaderDeps {
+  knex: Knex;
+  rpcUrls: Readonly<Record<string, string>>;
+  solanaRpcUrl?: string | undefined;
+  timeoutMs: number;
+  metrics: TreasuryMetrics;
+  reads: ChainReads;
+  clock?: () => Date;
+}
+
 export class BalanceReader {
   private readonly clients = new Map<string, PublicClient>();
   /** The last figure read of each address, for when the chain cannot answer; the least recently read goes when full. */
@@ -81,16 +98,21 @@ export class BalanceReader {
   private readonly clock: () => Date;
   /** Reads on the Solana RPC (TREASURY_SOLANA_RPC_URL), when one is configured. */
   private readonly solana: SolanaTokenReader | undefined;
+  /** Where each read waits for its tenant's place (./chain-read-admission.ts). */
+  private readonly reads: ChainReads;
 
-  constructor(deps: {
-    knex: Knex;
-    rpcUrls: Readonly<Record<string, string>>;
-    solanaRpcUrl?: string | undefined;
-    timeoutMs: number;
-    metrics: TreasuryMetrics;
-    clock?: () => Date;
-  }) {
+  /** The reader of TREASURY_RPC_URLS and TREASURY_SOLANA_RPC_URL, each read bounded by TREASURY_RPC_TIMEOUT_MS. */
+  static fromConfig(
+    config: Pick<AppConfig, 'rpcUrls' | 'solanaRpcUrl' | 'rpcTimeoutMs'>,
+    deps: Omit<BalanceReaderDeps, 'rpcUrls' | 'solanaRpcUrl' | 'timeoutMs'>,
+  ): BalanceReader {
+    const { rpcUrls, solanaRpcUrl, rpcTimeoutMs: timeoutMs } = config;
+    return new BalanceReader({ ...deps, rpcUrls, solanaRpcUrl, timeoutMs });
+  }
+
+  constructor(deps: BalanceReaderDeps) {
     this.knex = deps.knex;
+    this.reads = deps.reads;
     this.solana = deps.solanaRpcUrl ? new SolanaTokenReader(deps.solanaRpcUrl, deps.timeoutMs) : undefined;
     this.rpcUrls = deps.rpcUrls;
     this.timeoutMs = deps.timeoutMs;
@@ -113,13 +135,13 @@ export class BalanceReader {
     return client;
   }
 
-  async usdcBalance(chain: AnyChainInfo, address: string): Promise<BalanceReading> {
+  async usdcBalance(tenant: string, chain: AnyChainInfo, address: string): Promise<BalanceReading> {
     const key = `${chain.network}|${addressKey(chain, chain.usdc)}|${addressKey(chain, address)}`;
     const read = this.rawBalanceRead(chain, address);
     const base = { network: chain.network, asset: chain.usdc, address };
     const stop = this.metrics.balanceReadDuration.startTimer({ network: chain.network });
     try {
-      const raw = await read();
+      const raw = await this.reads.run(tenant, read);
       const at = this.clock();
       this.lastKnown.set(key, { raw, at });
       await this.store(chain, address, raw, at);
@@ -132,6 +154,7 @@ export class BalanceReader {
         updated_at: at.toISOString(),
       };
     } catch (err) {
+      if (isChainReadRefusal(err)) throw err;
       const known = newer(this.lastKnown.get(key), await this.stored(chain, address));
       if (!known) {
         this.metrics.balanceReads.inc({ network: chain.network, outcome: 'unavailable' });
@@ -200,25 +223,26 @@ export class BalanceReader {
   }
 
   /** ERC-20 `allowance(owner, spender)` on the chain's USDC, read now (no cache); `chain_unavailable` when the RPC fails. */
-  async usdcAllowance(chain: ChainInfo, owner: `0x${string}`, spender: `0x${string}`): Promise<bigint> {
-    return this.readNow(chain, (client) =>
+  async usdcAllowance(tenant: string, chain: ChainInfo, owner: `0x${string}`, spender: `0x${string}`): Promise<bigint> {
+    return this.readNow(tenant, chain, (client) =>
       client.readContract({ address: chain.usdc, abi: erc20Abi, functionName: 'allowance', args: [owner, spender] }),
     );
   }
 
   /** EIP-2612 `nonces(owner)` on the chain's USDC, read now (no cache); `chain_unavailable` when the RPC fails. */
-  async usdcPermitNonce(chain: ChainInfo, owner: `0x${string}`): Promise<bigint> {
-    return this.readNow(chain, (client) =>
+  async usdcPermitNonce(tenant: string, chain: ChainInfo, owner: `0x${string}`): Promise<bigint> {
+    return this.readNow(tenant, chain, (client) =>
       client.readContract({ address: chain.usdc, abi: EIP2612_NONCES_ABI, functionName: 'nonces', args: [owner] }),
     );
   }
 
   /** A read on the chain's RPC, now (no cache, never stale); an RPC failure is `chain_unavailable`. */
-  private async readNow<T>(chain: ChainInfo, read: (client: PublicClient) => Promise<T>): Promise<T> {
+  private async readNow<T>(tenant: string, chain: ChainInfo, read: (client: PublicClient) => Promise<T>): Promise<T> {
     const client = this.client(chain);
     try {
-      return await read(client);
+      return await this.reads.run(tenant, () => read(client));
     } catch (err) {
+      if (isChainReadRefusal(err)) throw err;
       throw chainUnavailable(chain, err);
     }
   }
@@ -227,14 +251,16 @@ export class BalanceReader {
    * A transaction and its receipt with how deep it is (blocks from its own to the head, its own included), or
    * null while the RPC knows no mined transaction by that hash.
    */
-  async minedTransaction(chain: ChainInfo, hash: Hash): Promise<MinedTransaction | null> {
+  async minedTransaction(tenant: string, chain: ChainInfo, hash: Hash): Promise<MinedTransaction | null> {
     const client = this.client(chain);
     try {
-      const [tx, receipt, head] = await Promise.all([
-        client.getTransaction({ hash }),
-        client.getTransactionReceipt({ hash }),
-        client.getBlockNumber({ cacheTime: 0 }),
-      ]);
+      const [tx, receipt, head] = await this.reads.run(tenant, () =>
+        Promise.all([
+          client.getTransaction({ hash }),
+          client.getTransactionReceipt({ hash }),
+          client.getBlockNumber({ cacheTime: 0 }),
+        ]),
+      );
       const confirmations = head >= receipt.blockNumber ? Number(head - receipt.blockNumber) + 1 : 0;
       return {
         to: tx.to,
@@ -246,6 +272,7 @@ export class BalanceReader {
       };
     } catch (err) {
       if (err instanceof TransactionNotFoundError || err instanceof TransactionReceiptNotFoundError) return null;
+      if (isChainReadRefusal(err)) throw err;
       throw chainUnavailable(chain, err);
     }
   }

@@ -14,7 +14,11 @@
  * - TREASURY_SIGNER_OTHER_IN_FLIGHT: the signer calls other than a payment's (wallet and account keys, key
  *   destructions, policy reads, writes and receipts) this process has at the signer at once, a tenant's an eighth of
  *   them at most (src/api/signing/signer-gateway.ts). TREASURY_PAY_IN_FLIGHT plus this, times the processes, stays
- *   below the signer's queue.
+ *   below the signer's queue;
+ * - TREASURY_CHAIN_READS_IN_FLIGHT: the reads of a chain's RPC that tenants' calls cause (balances, reported
+ *   settlements, Permit2 allowances, ledger rows) this process has at the RPC at once, a tenant's an eighth of them
+ *   at most (src/api/chain/chain-read-admission.ts). Times the API processes, it stays below what the RPC endpoint
+ *   takes at once.
  *
  * Defends: a value out of its range, and a tenant's share larger than the whole — refused at start
  * (`config_invalid`, the variable named). Does not defend: what the admission does with them (it enforces them).
@@ -29,6 +33,7 @@ export const DEFAULT_PAY_QUEUE_PER_ACCOUNT = 256;
 export const DEFAULT_PAY_QUEUE = 4_096;
 export const DEFAULT_PAY_QUEUE_WAIT_SECONDS = 10;
 export const DEFAULT_SIGNER_OTHER_IN_FLIGHT = 64;
+export const DEFAULT_CHAIN_READS_IN_FLIGHT = 32;
 
 export const payAdmissionEnvShape = {
   /** Payments worked on at once in this process, over every tenant (below the signer's queue). */
@@ -43,12 +48,17 @@ export const payAdmissionEnvShape = {
   TREASURY_PAY_QUEUE_WAIT_SECONDS: envInt(1, 300, DEFAULT_PAY_QUEUE_WAIT_SECONDS),
   /** Signer calls other than a payment's at once in this process (a tenant's an eighth of them at most). */
   TREASURY_SIGNER_OTHER_IN_FLIGHT: envInt(1, 100_000, DEFAULT_SIGNER_OTHER_IN_FLIGHT),
+  /** Reads of a chain's RPC at once in this process (a tenant's an eighth of them at most). */
+  TREASURY_CHAIN_READS_IN_FLIGHT: envInt(1, 10_000, DEFAULT_CHAIN_READS_IN_FLIGHT),
 };
 
 type PayAdmissionEnv = { [K in keyof typeof payAdmissionEnvShape]: z.infer<(typeof payAdmissionEnvShape)[K]> };
 
 export type PayAdmissionConfig = Readonly<{
-  /** TREASURY_PAY_IN_FLIGHT, …_PER_ACCOUNT, TREASURY_PAY_QUEUE, …_PER_ACCOUNT, …_WAIT_SECONDS, TREASURY_SIGNER_OTHER_IN_FLIGHT. */
+  /**
+   * TREASURY_PAY_IN_FLIGHT, …_PER_ACCOUNT, TREASURY_PAY_QUEUE, …_PER_ACCOUNT, …_WAIT_SECONDS,
+   * TREASURY_SIGNER_OTHER_IN_FLIGHT, TREASURY_CHAIN_READS_IN_FLIGHT.
+   */
   payAdmission: Readonly<{
     inFlight: number;
     inFlightPerAccount: number;
@@ -56,6 +66,7 @@ export type PayAdmissionConfig = Readonly<{
     queuePerAccount: number;
     queueWaitSeconds: number;
     signerOtherInFlight: number;
+    chainReadsInFlight: number;
   }>;
 }>;
 
@@ -73,6 +84,7 @@ export function payAdmissionConfigOf(e: PayAdmissionEnv): PayAdmissionConfig {
       queuePerAccount: e.TREASURY_PAY_QUEUE_PER_ACCOUNT,
       queueWaitSeconds: e.TREASURY_PAY_QUEUE_WAIT_SECONDS,
       signerOtherInFlight: e.TREASURY_SIGNER_OTHER_IN_FLIGHT,
+      chainReadsInFlight: e.TREASURY_CHAIN_READS_IN_FLIGHT,
     }),
   };
 }

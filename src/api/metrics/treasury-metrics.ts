@@ -33,6 +33,11 @@ function admissionMetrics({ counter, gauge }: Makers) {
       help: 'Payments refused before any decision by the pay admission (src/api/pay/pay-admission.ts), by reason: tenant_queue_full (429 pay_concurrency_exceeded), queue_full and waited_too_long (503 pay_overloaded), abandoned (the client went away while it waited).',
       labelNames: ['reason'],
     }),
+    chainReadRefusals: counter({
+      name: 'treasury_chain_read_refusals_total',
+      help: "Reads of a chain's RPC refused before they were made (src/api/chain/chain-read-admission.ts), by reason: tenant_queue_full (429 chain_reads_exceeded), queue_full and waited_too_long (503 chain_busy).",
+      labelNames: ['reason'],
+    }),
     signerCallRefusals: counter({
       name: 'treasury_signer_call_refusals_total',
       help: "Signer calls other than a payment's refused before reaching the signer (src/api/signing/signer-call-admission.ts), by reason: tenant_queue_full (429 signer_calls_exceeded), queue_full and waited_too_long (503 signer_overloaded).",

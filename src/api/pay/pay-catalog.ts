@@ -7,7 +7,7 @@
  */
 import { z } from 'zod';
 import type { CatalogEntry } from '../http/openapi/catalog-entry.js';
-import { PAY_ADMISSION, PAYMENT_SIGNING, SIGNER_CALL } from '../http/openapi/catalog-error-lists.js';
+import { CHAIN_READ, PAY_ADMISSION, PAYMENT_SIGNING, SIGNER_CALL } from '../http/openapi/catalog-error-lists.js';
 import {
   policyEvaluationSchema,
   settlementSchema,
@@ -87,7 +87,7 @@ export const PAY_CATALOG: CatalogEntry[] = [
       'invalid_authorization_terms',
       'nonce_already_used',
       'unstorable_value',
-      'chain_unavailable',
+      ...CHAIN_READ,
       'payment_identifier_conflict',
       'payment_identifier_mismatch',
       'challenge_origin_not_seller',
@@ -126,7 +126,7 @@ export const PAY_CATALOG: CatalogEntry[] = [
       'settlement_not_verified',
       'settlement_unconfirmed',
       'settlement_already_recorded',
-      'chain_unavailable',
+      ...CHAIN_READ,
     ],
   },
 ];

@@ -279,7 +279,7 @@ export class PayService {
     const owner = wallet.address as `0x${string}`;
     let allowance: bigint;
     try {
-      allowance = await this.chainReader!.usdcAllowance(chain, owner, PERMIT2_ADDRESS);
+      allowance = await this.chainReader!.usdcAllowance(ctx.accountId, chain, owner, PERMIT2_ADDRESS);
     } catch (err) {
       this.metrics.permit2AllowanceChecks.inc({ network: chain.network, outcome: 'unavailable' });
       throw err;
@@ -289,7 +289,7 @@ export class PayService {
       return undefined;
     }
     this.metrics.permit2AllowanceChecks.inc({ network: chain.network, outcome: 'insufficient' });
-    if (gasSponsoring === 'eip2612') return this.chainReader!.usdcPermitNonce(chain, owner);
+    if (gasSponsoring === 'eip2612') return this.chainReader!.usdcPermitNonce(ctx.accountId, chain, owner);
     throw new AppError('permit2_allowance_required', {
       fields: {
         owner,

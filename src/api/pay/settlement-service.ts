@@ -30,6 +30,7 @@ import type { Hash } from 'viem';
 import { formatUsd } from '../../../policy/money.js';
 import { policyWindows } from '../../../policy/policy-windows.js';
 import type { BalanceReader, MinedTransaction } from '../chain/balance-reader.js';
+import type { ChainReads } from '../chain/chain-read-admission.js';
 import type { ChainRegistry } from '../../shared/chain-registry.js';
 import { requiredConfirmations, type AppConfig } from '../config/app-config.js';
 import { runStatement, withWalletTransaction } from '../db/wallet-transaction.js';
@@ -76,6 +77,8 @@ export interface SettlementServiceDeps {
   knex: Knex;
   chains: ChainRegistry;
   chainReader: Pick<BalanceReader, 'minedTransaction'>;
+  /** Where a Solana settlement's read waits for its tenant's place (the EVM reads wait inside `chainReader`). */
+  chainReads: ChainReads;
   metrics: TreasuryMetrics;
   clock: () => Date;
   /** Called once a settlement changed a wallet's totals and audit chain (the pay path forgets what it remembered of it). */
@@ -91,6 +94,7 @@ export class SettlementService {
   private readonly knex: Knex;
   private readonly chains: ChainRegistry;
   private readonly chainReader: Pick<BalanceReader, 'minedTransaction'>;
+  private readonly chainReads: ChainReads;
   private readonly metrics: TreasuryMetrics;
   private readonly clock: () => Date;
   private readonly onWalletChanged: (walletId: string) => void;
@@ -101,6 +105,7 @@ export class SettlementService {
     this.knex = deps.knex;
     this.chains = deps.chains;
     this.chainReader = deps.chainReader;
+    this.chainReads = deps.chainReads;
     this.metrics = deps.metrics;
     this.clock = deps.clock;
     this.onWalletChanged = deps.onWalletChanged ?? (() => undefined);
@@ -126,9 +131,14 @@ export class SettlementService {
         return stored;
       }
       if (!row.signature) throw new Error(`authorization ${row.id} is signed but holds no signature`);
-      const settledRaw = isSolanaPayment(row.response)
-        ? await verifyReportedSolanaSettlement(this.solanaRpc, row.response, key)
-        : verifyReportedSettlement(row.response, row.signature, await this.deepEnough(row.network, key as Hash));
+      const response = row.response;
+      const settledRaw = isSolanaPayment(response)
+        ? await this.chainReads.run(ctx.accountId, () => verifyReportedSolanaSettlement(this.solanaRpc, response, key))
+        : verifyReportedSettlement(
+            row.response,
+            row.signature,
+            await this.deepEnough(ctx.accountId, row.network, key as Hash),
+          );
       const result = await this.record(ctx, row, scheme, key, settledRaw);
       this.count(scheme, result.replayed ? 'replayed' : 'recorded');
       return result;
@@ -144,10 +154,10 @@ export class SettlementService {
   }
 
   /** The mined transaction `transaction` on `network`, once as deep as the network requires (see the header). */
-  private async deepEnough(network: string, transaction: Hash): Promise<MinedTransaction> {
+  private async deepEnough(tenant: string, network: string, transaction: Hash): Promise<MinedTransaction> {
     const chain = this.chains.resolve(network);
     if (!chain) throw new AppError('network_not_supported', { fields: { network } });
-    const tx = await this.chainReader.minedTransaction(chain, transaction);
+    const tx = await this.chainReader.minedTransaction(tenant, chain, transaction);
     if (!tx)
       throw new AppError('settlement_not_verified', {
         message: "No mined transaction has that hash on the payment's network (yet).",

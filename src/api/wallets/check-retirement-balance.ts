@@ -22,7 +22,7 @@ export type RetirementBalance =
 export async function checkRetirementBalance(
   balances: Pick<BalanceReader, 'usdcBalance'>,
   chains: Pick<ChainRegistry, 'resolveAny'>,
-  wallet: { id: string; address: string; network: string },
+  wallet: { id: string; account_id: string; address: string; network: string },
   abandonBalance: boolean,
 ): Promise<RetirementBalance> {
   if (abandonBalance) return { abandoned_balance: true };
@@ -40,7 +40,7 @@ export async function checkRetirementBalance(
     );
   let reading;
   try {
-    reading = await balances.usdcBalance(chain, wallet.address);
+    reading = await balances.usdcBalance(wallet.account_id, chain, wallet.address);
   } catch (err) {
     if (err instanceof AppError && err.code === 'network_not_supported') {
       throw unknown(

@@ -8,7 +8,7 @@
  * not defend: what the pay path decides (src/api/pay/).
  */
 import type { CatalogEntry } from '../http/openapi/catalog-entry.js';
-import { KEY_RETIREMENT, SIGNER_CALL } from '../http/openapi/catalog-error-lists.js';
+import { CHAIN_READ, KEY_RETIREMENT, SIGNER_CALL } from '../http/openapi/catalog-error-lists.js';
 import {
   walletBalanceSchema,
   walletPageSchema,
@@ -60,7 +60,7 @@ export const WALLET_CATALOG: CatalogEntry[] = [
     summary: 'USDC balance read on-chain (stale: true with the last figure while the RPC is down)',
     auth: 'treasury_or_agent',
     replies: { 200: walletBalanceSchema },
-    errors: ['network_not_supported', 'chain_unavailable'],
+    errors: ['network_not_supported', ...CHAIN_READ],
   },
   {
     method: 'GET',

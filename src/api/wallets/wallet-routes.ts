@@ -68,7 +68,7 @@ export function walletRoutes(
     ctx.set('Cache-Control', 'no-store');
     const balance: WalletBalance = {
       wallet_id: wallet.id,
-      ...(await deps.balances.usdcBalance(chain, wallet.address)),
+      ...(await deps.balances.usdcBalance(accountId, chain, wallet.address)),
     };
     ctx.body = balance;
   });

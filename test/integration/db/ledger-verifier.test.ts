@@ -45,7 +45,7 @@ describe('ledger verifier: concurrency, backoff and shared work (PostgreSQL, scr
     ],
   });
   const verifier = (
-    reader: { minedTransaction(chain: unknown, hash: Hex): Promise<MinedTransaction | null> },
+    reader: { minedTransaction(tenant: string, chain: unknown, hash: Hex): Promise<MinedTransaction | null> },
     clock: () => Date,
     concurrency = 4,
   ) =>
@@ -198,7 +198,7 @@ describe('ledger verifier: concurrency, backoff and shared work (PostgreSQL, scr
     await rows(sellerId, 30);
     const seen: string[] = [];
     const reader = {
-      async minedTransaction(_chain: unknown, hash: Hex) {
+      async minedTransaction(_tenant: string, _chain: unknown, hash: Hex) {
         seen.push(hash);
         await new Promise((r) => setTimeout(r, 5));
         return minedTransfer(1000n);

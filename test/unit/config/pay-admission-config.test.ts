@@ -12,7 +12,7 @@ function refused(env: Record<string, string>, variable: string): void {
 }
 
 describe('pay admission configuration', () => {
-  it('defaults to 256 payments at work, 64 of one tenant, 256 of its waiting, 4,096 waiting in all, 10 s of wait, 64 other signer calls', () => {
+  it('defaults to 256 payments at work, 64 of one tenant, 256 of its waiting, 4,096 waiting in all, 10 s of wait, 64 other signer calls, 32 chain reads', () => {
     assert.deepEqual(loadAppConfig({}).payAdmission, {
       inFlight: 256,
       inFlightPerAccount: 64,
@@ -20,6 +20,7 @@ describe('pay admission configuration', () => {
       queue: 4_096,
       queueWaitSeconds: 10,
       signerOtherInFlight: 64,
+      chainReadsInFlight: 32,
     });
   });
 
@@ -31,6 +32,7 @@ describe('pay admission configuration', () => {
       TREASURY_PAY_QUEUE: '0',
       TREASURY_PAY_QUEUE_WAIT_SECONDS: '300',
       TREASURY_SIGNER_OTHER_IN_FLIGHT: '1',
+      TREASURY_CHAIN_READS_IN_FLIGHT: '10000',
     });
     assert.deepEqual(config.payAdmission, {
       inFlight: 8,
@@ -39,11 +41,14 @@ describe('pay admission configuration', () => {
       queue: 0,
       queueWaitSeconds: 300,
       signerOtherInFlight: 1,
+      chainReadsInFlight: 10_000,
     });
   });
 
   it('refuses values out of bounds', () => {
     refused({ TREASURY_PAY_IN_FLIGHT: '0' }, 'TREASURY_PAY_IN_FLIGHT');
+    refused({ TREASURY_CHAIN_READS_IN_FLIGHT: '0' }, 'TREASURY_CHAIN_READS_IN_FLIGHT');
+    refused({ TREASURY_CHAIN_READS_IN_FLIGHT: '10001' }, 'TREASURY_CHAIN_READS_IN_FLIGHT');
     refused({ TREASURY_PAY_IN_FLIGHT: '100001' }, 'TREASURY_PAY_IN_FLIGHT');
     refused({ TREASURY_PAY_IN_FLIGHT_PER_ACCOUNT: '0' }, 'TREASURY_PAY_IN_FLIGHT_PER_ACCOUNT');
     refused({ TREASURY_PAY_QUEUE_PER_ACCOUNT: '-1' }, 'TREASURY_PAY_QUEUE_PER_ACCOUNT');

@@ -39,6 +39,7 @@ const config = {
   queue: 2,
   queueWaitSeconds: 1,
   signerOtherInFlight: 64,
+  chainReadsInFlight: 32,
 };
 
 describe('pay admission (per-tenant places, refusals)', () => {

@@ -46,6 +46,16 @@ describe('exact settlement report (SDK): bounded retries, in the background, nev
     assert.equal(calls.length, 3);
   });
 
+  it("retries while Treasury's RPC reads are all taken (429 chain_reads_exceeded, 503 chain_busy) or it is unreachable", async () => {
+    const { payer, calls } = scriptedPayer([
+      new TreasuryApiError(429, { error_code: 'chain_reads_exceeded' }),
+      new TreasuryApiError(503, { error_code: 'chain_busy' }),
+      new TreasuryApiError(503, { error_code: 'chain_unavailable' }),
+    ]);
+    assert.deepEqual(await recordSettlement(payer, 'auth_1', TX, [1, 1, 1]), { settlement: SETTLEMENT });
+    assert.equal(calls.length, 4);
+  });
+
   it('gives up after the last pause with the error code, and never retries a refusal', async () => {
     const bounded = scriptedPayer([unconfirmed(), unconfirmed(), unconfirmed(), unconfirmed()]);
     assert.deepEqual(await recordSettlement(bounded.payer, 'auth_1', TX, [1, 1]), {

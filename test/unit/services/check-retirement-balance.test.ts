@@ -12,6 +12,7 @@ import type { BalanceReading } from '../../../src/api/chain/balance-reader.js';
 const chains = ChainRegistry.fromConfig(undefined);
 const wallet = {
   id: `wal_${'1'.repeat(24)}`,
+  account_id: `acct_${'2'.repeat(24)}`,
   address: '0x857b06519E91e3A54538791bDbb0E22373e36b66',
   network: 'eip155:84532',
 };

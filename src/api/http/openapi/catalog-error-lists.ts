@@ -19,6 +19,12 @@ const SIGNER: ErrorCode[] = ['signer_refused', 'signer_limit_exceeded', 'signer_
 export const SIGNER_CALL: ErrorCode[] = ['signer_calls_exceeded', 'signer_overloaded', 'signer_unavailable'];
 
 /**
+ * A read of the chain's RPC (src/api/chain/chain-read-admission.ts): the tenant's share of the process's places
+ * taken, the process's queue full, the RPC out of reach.
+ */
+export const CHAIN_READ: ErrorCode[] = ['chain_reads_exceeded', 'chain_busy', 'chain_unavailable'];
+
+/**
  * Rotating or revoking a wallet's key: refused while its owner-signed policy does not allow the key's
  * destruction, or its address holds USDC (or its balance is unknown).
  */
@@ -26,6 +32,7 @@ export const KEY_RETIREMENT: ErrorCode[] = [
   'key_destruction_not_allowed',
   'wallet_has_balance',
   'balance_unknown',
+  ...CHAIN_READ,
   ...SIGNER_CALL,
 ];
 

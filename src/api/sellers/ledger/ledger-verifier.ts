@@ -43,6 +43,7 @@
 import type { Logger } from 'pino';
 import type { Hash } from 'viem';
 import type { BalanceReader } from '../../chain/balance-reader.js';
+import { isChainReadRefusal } from '../../chain/chain-read-admission.js';
 import type { ChainRegistry } from '../../../shared/chain-registry.js';
 import { verifyLedgerTransfer } from '../../chain/verify-ledger-transfer.js';
 import type { AuthorizationLink, RowClaim } from '../store/ledger-row-claim.js';
@@ -291,8 +292,11 @@ export class LedgerVerifier {
     const chain = this.chains.resolve(row.network)!;
     let tx;
     try {
-      tx = await this.reader.minedTransaction(chain, row.tx_hash.trim() as Hash);
+      tx = await this.reader.minedTransaction(row.account_id, chain, row.tx_hash.trim() as Hash);
     } catch (err) {
+      // Refused by the chain reads' admission (nothing read): checked again after a backoff, as if the RPC failed.
+      if (isChainReadRefusal(err))
+        return { status: 'pending', reason: 'rpc_unavailable', retryMs: this.backoff(row.attempts) };
       if (err instanceof AppError && err.code === 'network_not_supported')
         return { status: 'pending', reason: 'rpc_not_configured', retryMs: parked };
       if (err instanceof AppError && err.code === 'chain_unavailable')

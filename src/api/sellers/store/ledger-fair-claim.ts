@@ -29,6 +29,8 @@ export interface ClaimedLedgerRow {
   network: string;
   created_at: Date;
   attempts: number;
+  /** The seller's platform account: the tenant its on-chain read counts under (src/api/chain/chain-read-admission.ts). */
+  account_id: string;
 }
 
 export interface FairClaimOptions {
@@ -90,12 +92,12 @@ export async function claimDueLedgerRows(
       batch: options.batch,
       candidates: options.batch * CANDIDATES_PER_ROW,
     })
-  ).rows as Array<ClaimedLedgerRow & { turn: string; account_id: string }>;
+  ).rows as Array<ClaimedLedgerRow & { turn: string }>;
   // In turn order: every account's first row is decided before any account's second.
   const inTurns = claimed.sort((a, b) => Number(a.turn) - Number(b.turn));
   const perAccount = new Map<string, number>();
   for (const r of inTurns) perAccount.set(r.account_id, (perAccount.get(r.account_id) ?? 0) + 1);
   const shareUsed = [...perAccount.values()].some((n) => n >= options.sellerShare);
-  const rows = inTurns.map(({ turn: _turn, account_id: _account, ...row }) => row);
+  const rows = inTurns.map(({ turn: _turn, ...row }) => row);
   return { rows, moreDue: rows.length === options.batch || shareUsed };
 }
