@@ -2,7 +2,8 @@
  * The ledger verifier's scheduling against real PostgreSQL, with the chain read replaced by a scripted reader
  * (the on-chain judgement itself is tested on anvil in test/integration/api/ledger-verification.test.ts):
  * - at most `concurrency` rows are checked at once, and every claimed row is decided;
- * - an RPC failure leaves the row pending (rpc_unavailable) and retries it after a doubling backoff;
+ * - an RPC failure leaves the row pending (rpc_unavailable) and retries it after a doubling backoff; so does a
+ *   read the chain reads' admission refused (nothing read), which is asked for under the seller's account;
  * - two verifiers (two API processes) running together check each row once;
  * - a verified platform_mor row reaches the seller's payables through the triggers.
  */
@@ -191,6 +192,26 @@ describe('ledger verifier: concurrency, backoff and shared work (PostgreSQL, scr
     await v.runOnce();
     assert.deepEqual(await state(), ['pending', 'rpc_unavailable', 2, 4_000]);
     assert.equal(calls, 2);
+  });
+
+  it("a read the chain reads' admission refused leaves the row pending (rpc_unavailable), asked under the seller's account", async () => {
+    const sellerId = await seller();
+    const t0 = new Date('2029-06-01T00:00:00.000Z'); // before the other tests' rows are due again
+    const [id] = await rows(sellerId, 1, t0);
+    const tenants: string[] = [];
+    const reader = {
+      async minedTransaction(tenant: string): Promise<MinedTransaction | null> {
+        tenants.push(tenant);
+        throw new AppError('chain_busy', { headers: { 'Retry-After': '1' } });
+      },
+    };
+    await verifier(reader, () => t0).runOnce();
+    const r = await db.knex('ledger_entries').where({ id }).first();
+    assert.deepEqual(
+      [r.status, r.reason, r.attempts, r.next_check_at.getTime() - t0.getTime()],
+      ['pending', 'rpc_unavailable', 1, 2_000],
+    );
+    assert.deepEqual(tenants, [`acct_${sellerId}`]);
   });
 
   it('two verifiers running together check each row once', async () => {
