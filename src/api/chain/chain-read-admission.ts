@@ -20,13 +20,11 @@
  * Solana ledger row's check (the verifier's own concurrency bounds them), a Solana payment's shared blockhash — do
  * not pass here.
  */
-import { FairQueue, type QueueRefusal } from '../../../base/fair-queue.js';
+import type { QueueRefusal } from '../../../base/fair-queue.js';
+import { TenantPlaces, WAITING_PER_TENANT, type TenantPlacesBounds } from '../auth/tenant-places.js';
 import type { AppConfig } from '../config/app-config.js';
 import { AppError } from '../errors/app-error.js';
 import type { TreasuryMetrics } from '../metrics/treasury-metrics.js';
-
-/** One tenant's reads waiting at most; one more is refused 429 `chain_reads_exceeded`. */
-const WAITING_PER_TENANT = 64;
 
 /** The codes of a read refused here: nothing was read, so a caller must not take them for the RPC's failure. */
 const REFUSALS: ReadonlySet<string> = new Set(['chain_reads_exceeded', 'chain_busy']);
@@ -36,14 +34,8 @@ export function isChainReadRefusal(err: unknown): err is AppError {
   return err instanceof AppError && REFUSALS.has(err.code);
 }
 
-export interface ChainReadBounds {
-  /** Reads at the RPC at once from this process (a tenant's an eighth of them, at least one). */
-  inFlight: number;
-  /** The longest a read waits for its place. */
-  waitMs: number;
-  /** The tenant a Treasury account counts under (its agent's owner's platform account, else itself); never waits. */
-  tenantOf?: (treasuryAccountId: string) => string;
-}
+/** Reads at the RPC at once from this process, the longest a read waits, and whose share a Treasury account takes. */
+export type ChainReadBounds = TenantPlacesBounds;
 
 /** What callers of the chain's RPC are given: one read, run once its tenant has a place. */
 export interface ChainReads {
@@ -51,8 +43,7 @@ export interface ChainReads {
 }
 
 export class ChainReadAdmission implements ChainReads {
-  private readonly queue: FairQueue;
-  private readonly perTenant: number;
+  private readonly places: TenantPlaces;
 
   /** This process's admission: TREASURY_CHAIN_READS_IN_FLIGHT places, waits up to TREASURY_PAY_QUEUE_WAIT_SECONDS. */
   static fromConfig(
@@ -66,23 +57,15 @@ export class ChainReadAdmission implements ChainReads {
   }
 
   constructor(
-    private readonly bounds: ChainReadBounds,
+    bounds: ChainReadBounds,
     private readonly metrics: Pick<TreasuryMetrics, 'chainReadRefusals'>,
   ) {
-    this.perTenant = Math.max(1, Math.ceil(bounds.inFlight / 8));
-    this.queue = new FairQueue({
-      concurrency: bounds.inFlight,
-      perTenantConcurrency: this.perTenant,
-      perTenantWaiting: WAITING_PER_TENANT,
-      maxWaiting: bounds.inFlight * 16,
-      maxWaitMs: bounds.waitMs,
-    });
+    this.places = new TenantPlaces(bounds);
   }
 
   /** Runs `read` once `tenant` (a Treasury or platform account id) has a place; throws the refusal otherwise. */
   async run<T>(tenant: string, read: () => Promise<T>): Promise<T> {
-    const name = tenant.startsWith('acct_') && this.bounds.tenantOf ? this.bounds.tenantOf(tenant) : tenant;
-    const outcome = await this.queue.run(name, read);
+    const outcome = await this.places.run(tenant, read);
     if (outcome.ran) return outcome.value;
     this.metrics.chainReadRefusals.inc({ reason: outcome.reason });
     throw this.refusal(outcome.reason);
@@ -91,7 +74,7 @@ export class ChainReadAdmission implements ChainReads {
   private refusal(reason: QueueRefusal): AppError {
     if (reason === 'tenant_queue_full')
       return new AppError('chain_reads_exceeded', {
-        fields: { in_flight_max: this.perTenant, queue_max: WAITING_PER_TENANT, retry_after_seconds: 1 },
+        fields: { in_flight_max: this.places.perTenant, queue_max: WAITING_PER_TENANT, retry_after_seconds: 1 },
         headers: { 'Retry-After': '1' },
       });
     return new AppError('chain_busy', { headers: { 'Retry-After': '1' } });

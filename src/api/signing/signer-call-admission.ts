@@ -14,7 +14,8 @@
  * the caller's own doing). Every refusal counts in `treasury_signer_call_refusals_total{reason}`.
  * Does not defend: one person's many accounts (each has a share), nor how long the signer takes once a call left.
  */
-import { FairQueue, type QueueRefusal } from '../../../base/fair-queue.js';
+import type { QueueRefusal } from '../../../base/fair-queue.js';
+import { TenantPlaces, WAITING_PER_TENANT, type TenantPlacesBounds } from '../auth/tenant-places.js';
 import type { SignerMethod } from '../../../signer/protocol/signer-protocol.js';
 import { AppError } from '../errors/app-error.js';
 import type { TreasuryMetrics } from '../metrics/treasury-metrics.js';
@@ -38,46 +39,24 @@ const LOCKED_CALL_WAIT_MS = 1_000;
 /** The name of calls made for no tenant. */
 const NO_TENANT = '';
 
-/** One tenant's calls waiting at most; one more is refused 429 `signer_calls_exceeded`. */
-const WAITING_PER_TENANT = 64;
-
-export interface SignerCallBounds {
-  /** Calls at the signer at once from this process (a tenant's an eighth of them, at least one). */
-  inFlight: number;
-  /** The longest a call waits for its place. */
-  waitMs: number;
-  /** The tenant a Treasury account counts under (its agent's owner's platform account, else itself); never waits. */
-  tenantOf?: (treasuryAccountId: string) => string;
-}
+/** Calls at the signer at once from this process, the longest a call waits, and whose share a Treasury account takes. */
+export type SignerCallBounds = TenantPlacesBounds;
 
 export class SignerCallAdmission {
-  private readonly queue: FairQueue;
-  private readonly perTenant: number;
+  private readonly places: TenantPlaces;
 
   constructor(
-    private readonly bounds: SignerCallBounds,
+    bounds: SignerCallBounds,
     private readonly metrics: Pick<TreasuryMetrics, 'signerCallRefusals'>,
   ) {
-    this.perTenant = Math.max(1, Math.ceil(bounds.inFlight / 8));
-    this.queue = new FairQueue({
-      concurrency: bounds.inFlight,
-      perTenantConcurrency: this.perTenant,
-      perTenantWaiting: WAITING_PER_TENANT,
-      maxWaiting: bounds.inFlight * 16,
-      maxWaitMs: bounds.waitMs,
-    });
+    this.places = new TenantPlaces(bounds);
   }
 
   /** Runs `send` once `tenant` (a Treasury or platform account id; none: the shared name) has a place. */
   async run<T>(method: SignerMethod, tenant: string | undefined, send: () => Promise<T>): Promise<T> {
-    const name =
-      tenant === undefined
-        ? NO_TENANT
-        : tenant.startsWith('acct_') && this.bounds.tenantOf
-          ? this.bounds.tenantOf(tenant)
-          : tenant;
-    const wait = LOCKED_METHODS.has(method) ? LOCKED_CALL_WAIT_MS : this.bounds.waitMs;
-    const outcome = await this.queue.run(name, send, undefined, wait);
+    const name = tenant ?? NO_TENANT;
+    const wait = LOCKED_METHODS.has(method) ? LOCKED_CALL_WAIT_MS : undefined;
+    const outcome = await this.places.run(name, send, wait);
     if (outcome.ran) return outcome.value;
     this.metrics.signerCallRefusals.inc({ reason: outcome.reason });
     throw this.refusal(outcome.reason, name);
@@ -86,7 +65,7 @@ export class SignerCallAdmission {
   private refusal(reason: QueueRefusal, name: string): AppError {
     if (reason === 'tenant_queue_full' && name !== NO_TENANT)
       return new AppError('signer_calls_exceeded', {
-        fields: { in_flight_max: this.perTenant, queue_max: WAITING_PER_TENANT, retry_after_seconds: 1 },
+        fields: { in_flight_max: this.places.perTenant, queue_max: WAITING_PER_TENANT, retry_after_seconds: 1 },
         headers: { 'Retry-After': '1' },
       });
     return new AppError('signer_overloaded', { headers: { 'Retry-After': '1' } });
