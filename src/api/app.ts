@@ -224,6 +224,7 @@ function buildWings(deps: TreasuryAppDeps, core: Core) {
     clock,
     chains,
     balances,
+    chainReads: core.chainReads,
     accounts,
     wallets,
     pats,

@@ -3,8 +3,8 @@
  * (TREASURY_CHAIN_READS_IN_FLIGHT), a tenant's an eighth of them at most, tenants served in turn
  * (base/fair-queue.ts): a wallet's balance (GET …/balance, and before a key is retired), a reported settlement's
  * transaction (EVM and Solana), an `upto` payment's Permit2 allowance and EIP-2612 nonce, and a seller's ledger
- * row's transaction (./balance-reader.ts takes the tenant on each of them; the ledger verifier names the seller's
- * account).
+ * row's transaction, EVM or Solana (./balance-reader.ts takes the tenant on each of them; the ledger verifier names
+ * the seller's account).
  *
  * Defends: the RPC endpoint, which every tenant shares (and whose provider caps requests at once or a second), filled
  * by one tenant's calls — a flood of settlement reports naming made-up transactions, or of balance reads, made every
@@ -16,9 +16,8 @@
  * `treasury_chain_read_refusals_total{reason}`.
  * Does not defend: one person's many accounts (each has a share), the places of other API processes (each keeps its
  * own: size TREASURY_CHAIN_READS_IN_FLIGHT times the processes below what the RPC takes at once), nor how long a
- * read takes once started (TREASURY_RPC_TIMEOUT_MS). Reads that no tenant's call causes — a payout's resumption, a
- * Solana ledger row's check (the verifier's own concurrency bounds them), a Solana payment's shared blockhash — do
- * not pass here.
+ * read takes once started (TREASURY_RPC_TIMEOUT_MS). Reads that no tenant's call causes — a payout's resumption (one
+ * flush of a seller at a time), a Solana payment's blockhash (shared by every payment) — do not pass here.
  */
 import type { QueueRefusal } from '../../../base/fair-queue.js';
 import { TenantPlaces, WAITING_PER_TENANT, type TenantPlacesBounds } from '../auth/tenant-places.js';

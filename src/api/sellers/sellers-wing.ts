@@ -13,6 +13,7 @@ import { formatUsd } from '../../../policy/money.js';
 import type { ChainRegistry } from '../../shared/chain-registry.js';
 import { createFacilitatorClient } from '../../x402/facilitator-client.js';
 import type { BalanceReader } from '../chain/balance-reader.js';
+import type { ChainReads } from '../chain/chain-read-admission.js';
 import { AuthorizationUseReader } from '../chain/find-authorization-use.js';
 import type { AppConfig } from '../config/app-config.js';
 import type { TreasuryMetrics } from '../metrics/treasury-metrics.js';
@@ -51,6 +52,8 @@ export interface SellersWingDeps {
   clock: () => Date;
   chains: ChainRegistry;
   balances: Pick<BalanceReader, 'minedTransaction'>;
+  /** Where the verifier's Solana reads wait for their seller's place (../chain/chain-read-admission.ts). */
+  chainReads: ChainReads;
   accounts: Pick<AccountService, 'create'>;
   wallets: Pick<WalletService, 'create'>;
   pats: Pick<PatService, 'create' | 'list' | 'revoke'>;
@@ -87,6 +90,7 @@ export function createSellersWing(deps: SellersWingDeps): SellersWing {
     reader: deps.balances,
     rpcUrls: config.rpcUrls,
     solana: new SolanaLedgerCheck({ rpcUrl: config.solanaRpcUrl, timeoutMs: config.rpcTimeoutMs }),
+    chainReads: deps.chainReads,
     metrics: deps.metrics,
     log: deps.log,
     clock,

@@ -49,12 +49,15 @@ describe('ledger verifier: concurrency, backoff and shared work (PostgreSQL, scr
     reader: { minedTransaction(tenant: string, chain: unknown, hash: Hex): Promise<MinedTransaction | null> },
     clock: () => Date,
     concurrency = 4,
+    more: Partial<Pick<ConstructorParameters<typeof LedgerVerifier>[0], 'solana' | 'chainReads'>> = {},
   ) =>
     new LedgerVerifier({
       store: new PgLedgerVerificationStore(db.knex),
       chains,
       reader,
       rpcUrls: { [NETWORK]: 'http://127.0.0.1:9' },
+      chainReads: { run: (_tenant, read) => read() },
+      ...more,
       metrics: createTreasuryMetrics(),
       log: pino({ level: 'silent' }),
       clock,
@@ -212,6 +215,45 @@ describe('ledger verifier: concurrency, backoff and shared work (PostgreSQL, scr
       ['pending', 'rpc_unavailable', 1, 2_000],
     );
     assert.deepEqual(tenants, [`acct_${sellerId}`]);
+  });
+
+  it("a Solana row's read waits for its seller's place too: refused, the row stays pending (rpc_unavailable), nothing read", async () => {
+    const sellerId = await seller();
+    await db.knex('sellers_pay_to').insert({
+      seller_id: sellerId,
+      address: '9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM',
+      signature: 'test',
+      created_at: new Date(),
+    });
+    const t0 = new Date('2029-07-01T00:00:00.000Z');
+    const [id] = await rows(sellerId, 1, t0);
+    await db
+      .knex('ledger_entries')
+      .where({ id })
+      .update({
+        network: 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1',
+        tx_hash: '5'.repeat(88),
+        payer: '7'.repeat(44),
+        payout_mode: 'direct',
+      });
+    const checked: string[] = [];
+    const tenants: string[] = [];
+    const v = verifier({ minedTransaction: async () => null }, () => t0, 4, {
+      solana: {
+        unreachableReason: () => undefined,
+        check: async (row) => (checked.push(row.tx_hash), { kind: 'not_found' }),
+      },
+      chainReads: {
+        run: async (tenant) => {
+          tenants.push(tenant);
+          throw new AppError('chain_reads_exceeded', { headers: { 'Retry-After': '1' } });
+        },
+      },
+    });
+    await v.runOnce();
+    const r = await db.knex('ledger_entries').where({ id }).first();
+    assert.deepEqual([r.status, r.reason, r.attempts], ['pending', 'rpc_unavailable', 1]);
+    assert.deepEqual([tenants, checked], [[`acct_${sellerId}`], []]);
   });
 
   it('two verifiers running together check each row once', async () => {

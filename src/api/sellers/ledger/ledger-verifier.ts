@@ -43,7 +43,7 @@
 import type { Logger } from 'pino';
 import type { Hash } from 'viem';
 import type { BalanceReader } from '../../chain/balance-reader.js';
-import { isChainReadRefusal } from '../../chain/chain-read-admission.js';
+import { isChainReadRefusal, type ChainReads } from '../../chain/chain-read-admission.js';
 import type { ChainRegistry } from '../../../shared/chain-registry.js';
 import { verifyLedgerTransfer } from '../../chain/verify-ledger-transfer.js';
 import type { AuthorizationLink, RowClaim } from '../store/ledger-row-claim.js';
@@ -86,6 +86,8 @@ export interface LedgerVerifierDeps {
   rpcUrls: Readonly<Record<string, string>>;
   /** Where Solana rows are checked (absent: they wait as rpc_not_configured). */
   solana?: Pick<SolanaLedgerCheck, 'unreachableReason' | 'check'> | undefined;
+  /** Where a Solana row's read waits for its seller's place (the EVM reads wait inside `reader`). */
+  chainReads: ChainReads;
   metrics: TreasuryMetrics;
   log: Logger;
   clock: () => Date;
@@ -132,6 +134,7 @@ export class LedgerVerifier {
   private readonly reader: Pick<BalanceReader, 'minedTransaction'>;
   private readonly rpcUrls: Readonly<Record<string, string>>;
   private readonly solana: LedgerVerifierDeps['solana'];
+  private readonly chainReads: ChainReads;
   private readonly metrics: TreasuryMetrics;
   private readonly log: Logger;
   private readonly clock: () => Date;
@@ -144,6 +147,7 @@ export class LedgerVerifier {
       reader: this.reader,
       rpcUrls: this.rpcUrls,
       solana: this.solana,
+      chainReads: this.chainReads,
       metrics: this.metrics,
       log: this.log,
       clock: this.clock,
@@ -334,7 +338,14 @@ export class LedgerVerifier {
 
   /** A Solana row (./solana-ledger-check.ts): the same verdicts; no authorization link (a Solana row names no nonce). */
   private async judgeSolana(row: ClaimedRow, payTo: string[], own: string[]): Promise<Verdict> {
-    const checked = await this.solana!.check(row, payTo, own);
+    let checked;
+    try {
+      checked = await this.chainReads.run(row.account_id, () => this.solana!.check(row, payTo, own));
+    } catch (err) {
+      if (isChainReadRefusal(err))
+        return { status: 'pending', reason: 'rpc_unavailable', retryMs: this.backoff(row.attempts) };
+      throw err;
+    }
     if (checked.kind === 'other_cluster')
       return { status: 'pending', reason: 'rpc_not_configured', retryMs: this.maxBackoffMs };
     if (checked.kind === 'unavailable')
