@@ -214,7 +214,7 @@ function chainMetrics({ counter, histogram }: Makers) {
     }),
     balanceReadDuration: histogram({
       name: 'treasury_balance_read_seconds',
-      help: 'Time of the on-chain balanceOf call, by network.',
+      help: "Time of a wallet's balance read, by network: its wait for a place among the chain reads (src/api/chain/chain-read-admission.ts) and the on-chain read.",
       labelNames: ['network'],
       buckets: latencyBuckets,
     }),
