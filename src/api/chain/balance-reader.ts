@@ -11,8 +11,9 @@
  * an unreachable RPC is `chain_unavailable`.
  *
  * Every read is made for a tenant (the first argument of each method: a Treasury or platform account id) once it
- * has a place in ./chain-read-admission.ts: one tenant's reads cannot take the RPC from the others; a read refused
- * there fails with the refusal and is never served stale (nothing was read).
+ * has a place in ./chain-read-admission.ts: one tenant's reads cannot take the RPC from the others. The RPC's failure
+ * is settled inside the admitted read (as `chain_unavailable`, or a stale figure), so a read refused there fails
+ * with the refusal and is never served stale (nothing was read).
  *
  * Defends: a slow or dead RPC holding requests (short timeout, no retries inside a request).
  * An RPC failure travels on only as `rpcFailure` (./rpc-failure.ts): the endpoint's path, query and
@@ -51,7 +52,7 @@ import type { AnyChainInfo, ChainInfo } from '../../shared/chain-registry.js';
 import type { SettlementTransaction } from './verify-upto-settlement.js';
 import { rpcFailure } from './rpc-failure.js';
 import { SolanaTokenReader } from './solana-token-reader.js';
-import { isChainReadRefusal, type ChainReads } from './chain-read-admission.js';
+import type { ChainReads } from './chain-read-admission.js';
 
 /** A mined transaction as the settlement and ledger checks read it, with its depth. */
 export interface MinedTransaction extends SettlementTransaction {
@@ -141,7 +142,15 @@ export class BalanceReader {
     const base = { network: chain.network, asset: chain.usdc, address };
     const stop = this.metrics.balanceReadDuration.startTimer({ network: chain.network });
     try {
-      const raw = await this.reads.run(tenant, read);
+      // The RPC's failure is settled inside the admitted read; a refusal of the admission passes the fallback by.
+      const outcome = await this.reads.run(tenant, () =>
+        read().then(
+          (raw) => ({ raw }),
+          (failure: unknown) => ({ failure }),
+        ),
+      );
+      if ('failure' in outcome) return await this.lastFigure(chain, key, base, outcome.failure);
+      const { raw } = outcome;
       const at = this.clock();
       this.lastKnown.set(key, { raw, at });
       await this.store(chain, address, raw, at);
@@ -153,24 +162,31 @@ export class BalanceReader {
         stale: false,
         updated_at: at.toISOString(),
       };
-    } catch (err) {
-      if (isChainReadRefusal(err)) throw err;
-      const known = newer(this.lastKnown.get(key), await this.stored(chain, address));
-      if (!known) {
-        this.metrics.balanceReads.inc({ network: chain.network, outcome: 'unavailable' });
-        throw chainUnavailable(chain, err);
-      }
-      this.metrics.balanceReads.inc({ network: chain.network, outcome: 'stale' });
-      return {
-        ...base,
-        balance_raw: known.raw.toString(),
-        balance_usd: formatUsd(known.raw),
-        stale: true,
-        updated_at: known.at.toISOString(),
-      };
     } finally {
       stop();
     }
+  }
+
+  /** The last figure known of `key` (this process's, else PostgreSQL's), stale, once the RPC failed; else `chain_unavailable`. */
+  private async lastFigure(
+    chain: AnyChainInfo,
+    key: string,
+    base: Pick<BalanceReading, 'network' | 'asset' | 'address'>,
+    failure: unknown,
+  ): Promise<BalanceReading> {
+    const known = newer(this.lastKnown.get(key), await this.stored(chain, base.address));
+    if (!known) {
+      this.metrics.balanceReads.inc({ network: chain.network, outcome: 'unavailable' });
+      throw chainUnavailable(chain, failure);
+    }
+    this.metrics.balanceReads.inc({ network: chain.network, outcome: 'stale' });
+    return {
+      ...base,
+      balance_raw: known.raw.toString(),
+      balance_usd: formatUsd(known.raw),
+      stale: true,
+      updated_at: known.at.toISOString(),
+    };
   }
 
   /**
@@ -239,12 +255,11 @@ export class BalanceReader {
   /** A read on the chain's RPC, now (no cache, never stale); an RPC failure is `chain_unavailable`. */
   private async readNow<T>(tenant: string, chain: ChainInfo, read: (client: PublicClient) => Promise<T>): Promise<T> {
     const client = this.client(chain);
-    try {
-      return await this.reads.run(tenant, () => read(client));
-    } catch (err) {
-      if (isChainReadRefusal(err)) throw err;
-      throw chainUnavailable(chain, err);
-    }
+    return this.reads.run(tenant, () =>
+      read(client).catch((err: unknown) => {
+        throw chainUnavailable(chain, err);
+      }),
+    );
   }
 
   /**
@@ -253,14 +268,17 @@ export class BalanceReader {
    */
   async minedTransaction(tenant: string, chain: ChainInfo, hash: Hash): Promise<MinedTransaction | null> {
     const client = this.client(chain);
+    return this.reads.run(tenant, () => this.readMined(chain, client, hash));
+  }
+
+  /** The three requests of `minedTransaction`, its RPC's failure as `chain_unavailable`. */
+  private async readMined(chain: ChainInfo, client: PublicClient, hash: Hash): Promise<MinedTransaction | null> {
     try {
-      const [tx, receipt, head] = await this.reads.run(tenant, () =>
-        Promise.all([
-          client.getTransaction({ hash }),
-          client.getTransactionReceipt({ hash }),
-          client.getBlockNumber({ cacheTime: 0 }),
-        ]),
-      );
+      const [tx, receipt, head] = await Promise.all([
+        client.getTransaction({ hash }),
+        client.getTransactionReceipt({ hash }),
+        client.getBlockNumber({ cacheTime: 0 }),
+      ]);
       const confirmations = head >= receipt.blockNumber ? Number(head - receipt.blockNumber) + 1 : 0;
       return {
         to: tx.to,
@@ -272,7 +290,6 @@ export class BalanceReader {
       };
     } catch (err) {
       if (err instanceof TransactionNotFoundError || err instanceof TransactionReceiptNotFoundError) return null;
-      if (isChainReadRefusal(err)) throw err;
       throw chainUnavailable(chain, err);
     }
   }

@@ -10,6 +10,7 @@ import type { Knex } from 'knex';
 import { BalanceReader } from '../../../src/api/chain/balance-reader.js';
 import { ChainReadAdmission, isChainReadRefusal } from '../../../src/api/chain/chain-read-admission.js';
 import { ChainRegistry } from '../../../src/shared/chain-registry.js';
+import { LoopbackServers } from '../../support/loopback-servers.js';
 import { AppError } from '../../../src/api/errors/app-error.js';
 import { createTreasuryMetrics } from '../../../src/api/metrics/treasury-metrics.js';
 
@@ -25,6 +26,9 @@ function heldReads() {
 }
 
 describe('chain reads: the admission', () => {
+  const servers = new LoopbackServers();
+  after(() => servers.closeAll());
+
   it('gives a tenant an eighth of the places; the next free one goes to the other tenant waiting', async () => {
     const reads = heldReads();
     const admission = new ChainReadAdmission({ inFlight: 8, waitMs: 60_000 }, createTreasuryMetrics());
@@ -80,21 +84,32 @@ describe('chain reads: the admission', () => {
     let mode: 'fresh' | 'refused' | 'rpc_failed' = 'fresh';
     const tenants: string[] = [];
     const reads = {
-      run: async <T>(tenant: string, _read: () => Promise<T>): Promise<T> => {
+      run: async <T>(tenant: string, read: () => Promise<T>): Promise<T> => {
         tenants.push(tenant);
         if (mode === 'refused') throw new AppError('chain_busy', { headers: { 'Retry-After': '1' } });
-        if (mode === 'rpc_failed') throw new Error('connect ECONNREFUSED');
-        return 5n as T;
+        return read();
       },
     };
+    // An RPC on loopback: every eth_call answers 5 while fresh, a 500 once it fails.
+    const rpcUrl = await servers.listen((req, res) => {
+      let body = '';
+      req.on('data', (c: Buffer) => (body += c.toString()));
+      req.on('end', () => {
+        if (mode === 'rpc_failed') return void res.writeHead(500).end();
+        const { id } = JSON.parse(body) as { id: number };
+        res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ jsonrpc: '2.0', id, result: `0x${'5'.padStart(64, '0')}` }));
+      });
+    });
     // Where figures are kept: written and never found (the reader's own memory serves the stale figure).
     const knex = Object.assign(() => ({ where: () => ({ first: async () => undefined }) }), {
       raw: () => Promise.resolve(),
     }) as unknown as Knex;
     const reader = new BalanceReader({
       knex,
-      rpcUrls: { 'eip155:84532': 'http://127.0.0.1:9' },
-      timeoutMs: 100,
+      rpcUrls: { 'eip155:84532': rpcUrl },
+      timeoutMs: 1_000,
       metrics: createTreasuryMetrics(),
       reads,
     });

@@ -298,12 +298,10 @@ export class LedgerVerifier {
     try {
       tx = await this.reader.minedTransaction(row.account_id, chain, row.tx_hash.trim() as Hash);
     } catch (err) {
-      // Refused by the chain reads' admission (nothing read): checked again after a backoff, as if the RPC failed.
-      if (isChainReadRefusal(err))
-        return { status: 'pending', reason: 'rpc_unavailable', retryMs: this.backoff(row.attempts) };
       if (err instanceof AppError && err.code === 'network_not_supported')
         return { status: 'pending', reason: 'rpc_not_configured', retryMs: parked };
-      if (err instanceof AppError && err.code === 'chain_unavailable')
+      // The RPC failed, or the chain reads' admission refused the read (nothing read): checked again after a backoff.
+      if (isChainReadRefusal(err) || (err instanceof AppError && err.code === 'chain_unavailable'))
         return { status: 'pending', reason: 'rpc_unavailable', retryMs: this.backoff(row.attempts) };
       throw err;
     }
