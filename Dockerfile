@@ -140,6 +140,6 @@ EXPOSE 8402 9464
 # verified), plain http behind a TLS proxy (test/unit/ops/container-files.test.ts runs this command).
 HEALTHCHECK --interval=10s --timeout=3s --start-period=15s --retries=3 \
     CMD ["node", "-e", "require(process.env.TREASURY_TLS_CERT_FILE?'node:https':'node:http').get({host:'127.0.0.1',port:process.env.TREASURY_PORT||8402,path:'/livez',rejectUnauthorized:false,timeout:2500},r=>process.exit(r.statusCode>=200&&r.statusCode<300?0:1)).on('timeout',()=>process.exit(1)).on('error',()=>process.exit(1))"]
-# Start-up flags: ops/node-flags.ts (none; test/unit/ops/container-files.test.ts holds this line to it).
-CMD ["node", "dist/src/api/main.js"]
+# Start-up flags: ops/node-flags.ts (test/unit/ops/container-files.test.ts holds this line to it).
+CMD ["node", "--heap-growing-percent=100", "dist/src/api/main.js"]
 

@@ -12,7 +12,8 @@
  *
  * Options (env): BENCH_SECONDS (5), BENCH_STEADY_RATE (400), BENCH_WALLETS (1000), BENCH_HISTORY (300,000),
  * STEADY_ROOT, STEADY_API_FLAGS / STEADY_SIGNER_FLAGS (node flags for each, replacing the start-up flags of
- * ops/node-flags.ts given by default), STEADY_LABEL (printed), STEADY_SUMMARY_FILE (one JSON line appended).
+ * ops/node-flags.ts given by default), STEADY_LABEL (printed), STEADY_SUMMARY_FILE (one JSON line appended),
+ * STEADY_API_STDOUT (a file for the API's standard output: what `--trace-gc*` prints).
  * Not a test: no assertions; children are stopped at the end.
  */
 import type { ChildProcess } from 'node:child_process';
@@ -160,6 +161,8 @@ async function startServices(dir: string, connectionString: string, signerDb: st
     nodeFlags: flags(process.env.STEADY_API_FLAGS, API_NODE_FLAGS),
     imports: probe,
     env: { LOOP_PROBE_FILE: probeFiles.api },
+    // STEADY_API_STDOUT: a file for the API's standard output (what V8's --trace-gc* flags print there).
+    ...(process.env.STEADY_API_STDOUT ? { stdout: fs.openSync(process.env.STEADY_API_STDOUT, 'w') } : {}),
   });
   const api = `http://127.0.0.1:${port}`;
   const post = benchPost(api);

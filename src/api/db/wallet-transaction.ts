@@ -18,6 +18,7 @@ import type { Knex } from 'knex';
 import { LRUCache } from 'lru-cache';
 import type { PoolClient } from 'pg';
 import { connectionUsableAfter } from './connection-usable-after.js';
+import { callbackQuery } from './pg-callback-query.js';
 
 /** Lock keys of recently used wallets (a pure function of the id, asked several times per payment). */
 const recentLockKeys = new LRUCache<string, bigint>({ max: 10_000 });
@@ -160,22 +161,21 @@ export async function withWalletSnapshot<T>(
     return withPooledClient(knex, async (client) => {
       const rows =
         known ??
-        ((await client.query({ name, text: positional(query!.sql), values: [...query!.params] })).rows as Record<
-          string,
-          unknown
-        >[]);
+        ((await callbackQuery(client, { name, text: positional(query!.sql), values: [...query!.params] }))
+          .rows as Record<string, unknown>[]);
       let used = false;
       const tx: WalletTx = {
-        query: async (sql, params, statementName) => {
+        query: async <R>(sql: string, params: unknown[], statementName?: string): Promise<R[]> => {
           if (used) throw new Error('withWalletSnapshot: one write statement only (it runs in autocommit)');
           used = true;
           return (
-            await client.query(
+            await callbackQuery(
+              client,
               statementName
                 ? { name: statementName, text: positional(sql), values: params }
                 : { text: positional(sql), values: params },
             )
-          ).rows;
+          ).rows as R[];
         },
       };
       return fn(tx, rows);
@@ -246,28 +246,31 @@ async function lockedTransaction<T>(
       let thenRows: Record<string, unknown>[][] = [];
       if (opening) {
         const statements = [opening, ...(opening.then ?? [])].map((q) => inlineParams(client, q));
-        const results = (await client.query(`${lock}; ${statements.join('; ')}`)) as unknown as Array<{
+        const results = (await callbackQuery(client, {
+          text: `${lock}; ${statements.join('; ')}`,
+        })) as unknown as Array<{
           rows: Record<string, unknown>[];
         }>;
         openingRows = results[2]!.rows;
         thenRows = results.slice(3).map((r) => r.rows);
       } else {
-        await client.query(lock);
+        await callbackQuery(client, { text: lock });
       }
       const tx: WalletTx = {
-        query: async (sql, params, name) =>
+        query: async <R>(sql: string, params: unknown[], name?: string): Promise<R[]> =>
           (
-            await client.query(
+            await callbackQuery(
+              client,
               name ? { name, text: positional(sql), values: params } : { text: positional(sql), values: params },
             )
-          ).rows,
+          ).rows as R[],
       };
       const result = await fn(tx, openingRows, thenRows);
-      await client.query('COMMIT');
+      await callbackQuery(client, { text: 'COMMIT' });
       return result;
     } catch (err) {
       try {
-        await client.query('ROLLBACK');
+        await callbackQuery(client, { text: 'ROLLBACK' });
       } catch {
         broken = true;
       }
@@ -291,7 +294,7 @@ export async function runStatement<R = Record<string, unknown>>(
 ): Promise<R[]> {
   return withPooledClient(
     knex,
-    async (client) => (await client.query({ name, text: positional(sql), values: params })).rows as R[],
+    async (client) => (await callbackQuery(client, { name, text: positional(sql), values: params })).rows as R[],
   );
 }
 

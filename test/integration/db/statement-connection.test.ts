@@ -35,6 +35,25 @@ describe('statement connection (PostgreSQL)', function () {
     }
   });
 
+  it("refuses a statement with PostgreSQL's own error: its code and constraint, which the writer's isolation reads", async () => {
+    const conn = new StatementConnection(db.knex);
+    try {
+      await conn.query('CREATE TEMP TABLE t_unique (k text PRIMARY KEY)', [], 'test_create');
+      await conn.query('INSERT INTO t_unique (k) VALUES (?)', ['a'], 'test_insert');
+      await assert.rejects(conn.query('INSERT INTO t_unique (k) VALUES (?)', ['a'], 'test_insert'), (err: unknown) => {
+        const pgErr = err as { code?: string; constraint?: string };
+        assert.equal(pgErr.code, '23505');
+        assert.equal(pgErr.constraint, 't_unique_pkey');
+        return true;
+      });
+      // The connection stays usable after a statement's own error.
+      const rows = await conn.query<{ k: string }>('SELECT k FROM t_unique', [], 'test_select');
+      assert.deepEqual(rows, [{ k: 'a' }]);
+    } finally {
+      await conn.close();
+    }
+  });
+
   it('replaces a connection that broke, and refuses statements once closed', async () => {
     let opened = 0;
     const conn = new StatementConnection(db.knex, { onOpen: () => opened++ });

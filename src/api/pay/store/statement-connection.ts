@@ -14,6 +14,7 @@
  */
 import type { Knex } from 'knex';
 import type { PoolClient } from 'pg';
+import { callbackQuery } from '../../db/pg-callback-query.js';
 import { connectionUsableAfter } from '../../db/connection-usable-after.js';
 import { positional } from '../../db/wallet-transaction.js';
 
@@ -33,7 +34,7 @@ export class StatementConnection {
   async query<R = Record<string, unknown>>(sql: string, params: unknown[], name: string): Promise<R[]> {
     const client = this.client && !this.client.__knex__disposed ? this.client : await this.open();
     try {
-      return (await client.query({ name, text: positional(sql), values: params })).rows as R[];
+      return (await callbackQuery(client, { name, text: positional(sql), values: params })).rows as R[];
     } catch (err) {
       if (!connectionUsableAfter(err) || client.__knex__disposed) this.drop(client);
       throw err;
