@@ -4,10 +4,10 @@
  * Why not pg's own promise (`client.query(config)` without a callback): a query sent that way keeps its
  * parameters alive through two young-generation collections, so V8 promotes them to the old generation and
  * only a full collection frees them; the same query sent with a callback does not. Measured with
- * `--trace-gc-nvp` (pg 8.23, Node 20): 400 inserts a second with a 3 KB JSON parameter promoted about 1,200
- * KB a second through the promise form and 50 KB through the callback form. On the pay path's decision
- * write that was most of what the API promoted per payment, and promotion is what paces its full
- * collections, whose pauses make the steady tail (docs/performance.md, "What the API promotes").
+ * `--trace-gc-nvp` (pg 8.23, Node 20; `npm run bench:pg-promotion`): 400 inserts a second, one at a time, each
+ * with a 3 KB JSON parameter, promoted about 1,100 KiB a second through the promise form and 9 KiB through the
+ * callback form. On the pay path's decision write that was most of what the API promoted per payment
+ * (docs/performance.md, "What the API promotes, and when V8 collects it").
  *
  * Defends: the old generation from filling with parameters of finished statements.
  */

@@ -16,7 +16,7 @@
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
 import { LRUCache } from 'lru-cache';
-import type { PoolClient } from 'pg';
+import type { ClientBase, PoolClient } from 'pg';
 import { connectionUsableAfter } from './connection-usable-after.js';
 import { callbackQuery } from './pg-callback-query.js';
 
@@ -49,6 +49,21 @@ export function positional(sql: string): string {
     if (positionalCache.size < 256) positionalCache.set(sql, text);
   }
   return text;
+}
+
+/**
+ * One statement with `?` placeholders on `client`, through pg's callback form (./pg-callback-query.ts): its rows.
+ * With `name`, prepared once per connection and reused (the hot path's statements).
+ */
+export async function positionalRows<R = Record<string, unknown>>(
+  client: ClientBase,
+  sql: string,
+  params: readonly unknown[],
+  name?: string,
+): Promise<R[]> {
+  const values = params as unknown[];
+  const config = name ? { name, text: positional(sql), values } : { text: positional(sql), values };
+  return (await callbackQuery(client, config)).rows as R[];
 }
 
 /** The tail of each wallet's in-process queue; an entry is removed when its last waiter finishes. */
@@ -159,23 +174,13 @@ export async function withWalletSnapshot<T>(
     const known = remembered?.();
     const query = known ? undefined : opening();
     return withPooledClient(knex, async (client) => {
-      const rows =
-        known ??
-        ((await callbackQuery(client, { name, text: positional(query!.sql), values: [...query!.params] }))
-          .rows as Record<string, unknown>[]);
+      const rows = known ?? (await positionalRows(client, query!.sql, query!.params, name));
       let used = false;
       const tx: WalletTx = {
-        query: async <R>(sql: string, params: unknown[], statementName?: string): Promise<R[]> => {
+        query: (sql, params, statementName) => {
           if (used) throw new Error('withWalletSnapshot: one write statement only (it runs in autocommit)');
           used = true;
-          return (
-            await callbackQuery(
-              client,
-              statementName
-                ? { name: statementName, text: positional(sql), values: params }
-                : { text: positional(sql), values: params },
-            )
-          ).rows as R[];
+          return positionalRows(client, sql, params, statementName);
         },
       };
       return fn(tx, rows);
@@ -257,13 +262,7 @@ async function lockedTransaction<T>(
         await callbackQuery(client, { text: lock });
       }
       const tx: WalletTx = {
-        query: async <R>(sql: string, params: unknown[], name?: string): Promise<R[]> =>
-          (
-            await callbackQuery(
-              client,
-              name ? { name, text: positional(sql), values: params } : { text: positional(sql), values: params },
-            )
-          ).rows as R[],
+        query: (sql, params, name) => positionalRows(client, sql, params, name),
       };
       const result = await fn(tx, openingRows, thenRows);
       await callbackQuery(client, { text: 'COMMIT' });
@@ -292,10 +291,7 @@ export async function runStatement<R = Record<string, unknown>>(
   params: unknown[],
   name: string,
 ): Promise<R[]> {
-  return withPooledClient(
-    knex,
-    async (client) => (await callbackQuery(client, { name, text: positional(sql), values: params })).rows as R[],
-  );
+  return withPooledClient(knex, (client) => positionalRows<R>(client, sql, params, name));
 }
 
 /**

@@ -14,9 +14,8 @@
  */
 import type { Knex } from 'knex';
 import type { PoolClient } from 'pg';
-import { callbackQuery } from '../../db/pg-callback-query.js';
 import { connectionUsableAfter } from '../../db/connection-usable-after.js';
-import { positional } from '../../db/wallet-transaction.js';
+import { positionalRows } from '../../db/wallet-transaction.js';
 
 type RawConnection = PoolClient & { __knex__disposed?: unknown };
 
@@ -34,7 +33,7 @@ export class StatementConnection {
   async query<R = Record<string, unknown>>(sql: string, params: unknown[], name: string): Promise<R[]> {
     const client = this.client && !this.client.__knex__disposed ? this.client : await this.open();
     try {
-      return (await callbackQuery(client, { name, text: positional(sql), values: params })).rows as R[];
+      return await positionalRows<R>(client, sql, params, name);
     } catch (err) {
       if (!connectionUsableAfter(err) || client.__knex__disposed) this.drop(client);
       throw err;
