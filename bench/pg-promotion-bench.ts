@@ -72,9 +72,8 @@ interface Figures {
 
 /** V8's `--trace-gc-nvp` lines of one child: its young-generation collections inside the load, first second left out. */
 function readFigures(stdout: string): Figures {
-  const mark = (name: string) => Number(new RegExp(`${name} (\\d+)`).exec(stdout)?.[1]);
-  const from = mark('LOAD-START') + 1000;
-  const to = mark('LOAD-END');
+  const from = Number(/LOAD-START (\d+)/.exec(stdout)?.[1]) + 1000;
+  const to = Number(/LOAD-END (\d+)/.exec(stdout)?.[1]);
   let scavenges = 0;
   let promoted = 0;
   for (const line of stdout.split('\n')) {
