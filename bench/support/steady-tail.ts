@@ -13,7 +13,8 @@
  * Options (env): BENCH_SECONDS (5), BENCH_STEADY_RATE (400), BENCH_WALLETS (1000), BENCH_HISTORY (300,000),
  * STEADY_ROOT, STEADY_API_FLAGS / STEADY_SIGNER_FLAGS (node flags for each, replacing the start-up flags of
  * ops/node-flags.ts given by default), STEADY_LABEL (printed), STEADY_SUMMARY_FILE (one JSON line appended),
- * STEADY_API_STDOUT (a file for the API's standard output: what `--trace-gc*` prints).
+ * STEADY_API_STDOUT (a file for the API's standard output: what `--trace-gc*` prints), STEADY_SIGNER_STDOUT (the same
+ * for the signer's, from its readiness on).
  * Not a test: no assertions; children are stopped at the end.
  */
 import type { ChildProcess } from 'node:child_process';
@@ -150,6 +151,11 @@ async function startServices(dir: string, connectionString: string, signerDb: st
     },
     ready: (line) => line.includes('"msg":"signer ready"'),
   });
+  // STEADY_SIGNER_STDOUT: the signer's standard output from its readiness on (what `--trace-gc*` prints there).
+  if (process.env.STEADY_SIGNER_STDOUT) {
+    const out = fs.openSync(process.env.STEADY_SIGNER_STDOUT, 'w');
+    signer.child.stdout!.on('data', (chunk: Buffer) => fs.writeSync(out, chunk));
+  }
   const port = await freePort();
   const admin = `adm_${randomBytes(24).toString('base64url')}`;
   const apiChild = await startBenchApi({

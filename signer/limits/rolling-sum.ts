@@ -11,7 +11,11 @@
  * amortised.
  *
  * Protects against: memory that grows with traffic (at most BUCKETS + 1 buckets per window, whatever the
- * rate), and amounts that lose precision (bigint; the configuration bounds every ceiling below 10^18).
+ * rate), and amounts that lose precision (bigint arithmetic; the configuration bounds every ceiling below 10^18).
+ * The sums are kept in a BigInt64Array, not as bigint values: a bigint is an object of its own, and one kept for the
+ * seconds between a wallet's signatures outlives two young collections and fills the old generation (eight a
+ * signature under four windows; docs/performance.md, "What the signer promotes"). A sum saturates at 2^63 − 1
+ * instead of wrapping: above every ceiling, so a ceiling checked against it still refuses.
  * Known limits: windows run on the signer's clock as it goes forward; a clock stepping back does not bring
  * back what already left (an entry added "before" a later bucket is counted in that later one: longer,
  * never shorter). It lives in memory (./limits-state-file.ts keeps it across restarts).
@@ -20,12 +24,23 @@
 /** Buckets per window: retry-after and expiry are exact to window / BUCKETS. */
 export const BUCKETS = 60;
 
+/** The largest sum a slot holds (2^63 − 1): above every configured ceiling (< 10^18). */
+const SUM_MAX = 2n ** 63n - 1n;
+
+/** `a + b` for non-negative sums, at most SUM_MAX. */
+function saturatingAdd(a: bigint, b: bigint): bigint {
+  const sum = a + b;
+  return sum > SUM_MAX ? SUM_MAX : sum;
+}
+
+/** Slots a fresh window reserves: the running total and one bucket. */
+const FIRST_CAPACITY = 2;
+
 export class RollingSum {
-  /** Bucket numbers (floor(ms / bucketMs)) that hold something, ascending, and their sums. */
+  /** Bucket numbers (floor(ms / bucketMs)) that hold something, ascending. */
   private buckets: number[] = [];
-  private sums: bigint[] = [];
-  /** Sum of `sums`. */
-  private running = 0n;
+  /** Slot 0: the running total (the sum of the others); slot 1 + i: the sum of `buckets[i]`. */
+  private sums = new BigInt64Array(FIRST_CAPACITY);
   readonly bucketMs: number;
 
   constructor(readonly windowMs: number) {
@@ -42,21 +57,25 @@ export class RollingSum {
   /** Drops the buckets that left the window ending at `nowMs`. */
   private prune(nowMs: number): void {
     const oldest = this.oldestLive(nowMs);
+    const held = this.buckets.length;
     let n = 0;
-    while (n < this.buckets.length && this.buckets[n]! < oldest) this.running -= this.sums[n++]!;
-    if (n === this.buckets.length) {
-      // Fresh empty arrays: an array that once held many buckets keeps its capacity.
-      if (n > 0) [this.buckets, this.sums] = [[], []];
-    } else if (n > 0) {
+    while (n < held && this.buckets[n]! < oldest) this.sums[0] = this.sums[0]! - this.sums[1 + n++]!;
+    if (n === 0) return;
+    if (n === held) {
+      // Fresh empty storage: what once held many buckets keeps its capacity.
+      this.buckets = [];
+      if (this.sums.length > FIRST_CAPACITY) this.sums = new BigInt64Array(FIRST_CAPACITY);
+      else this.sums[0] = 0n;
+    } else {
       this.buckets.splice(0, n);
-      this.sums.splice(0, n);
+      this.sums.copyWithin(1, 1 + n, 1 + held);
     }
   }
 
   /** Everything recorded whose bucket still overlaps the window ending at `nowMs`. */
   total(nowMs: number): bigint {
     this.prune(nowMs);
-    return this.running;
+    return this.sums[0]!;
   }
 
   /** Records `amount` at `nowMs`; returns the bucket it went to (for `remove`). */
@@ -64,29 +83,41 @@ export class RollingSum {
     this.prune(nowMs);
     const bucket = Math.floor(nowMs / this.bucketMs);
     const last = this.buckets.length - 1;
-    this.running += amount;
+    this.sums[0] = saturatingAdd(this.sums[0]!, amount);
     if (last >= 0 && this.buckets[last]! >= bucket) {
       // The current bucket, or a later one left by a clock that stepped back: counted there (longer, never shorter).
-      this.sums[last] = this.sums[last]! + amount;
+      this.sums[1 + last] = saturatingAdd(this.sums[1 + last]!, amount);
       return this.buckets[last]!;
     }
-    if (last < 0) {
-      // Array literals of one element: a push onto an empty array would reserve room for 16.
-      [this.buckets, this.sums] = [[bucket], [amount]];
+    this.append(bucket, amount);
+    return bucket;
+  }
+
+  /** A new last bucket holding `sum` (the running total already counts it); the storage doubles when full. */
+  private append(bucket: number, sum: bigint): void {
+    const held = this.buckets.length;
+    if (held === 0) {
+      // An array literal of one element: a push onto an empty array would reserve room for 16.
+      this.buckets = [bucket];
     } else {
       this.buckets.push(bucket);
-      this.sums.push(amount);
     }
-    return bucket;
+    if (1 + held === this.sums.length) {
+      const grown = new BigInt64Array(2 * this.sums.length);
+      grown.set(this.sums);
+      this.sums = grown;
+    }
+    this.sums[1 + held] = sum;
   }
 
   /** Takes back what `add` recorded in `bucket`, if that bucket is still held (else it already left). */
   remove(bucket: number, amount: bigint): void {
     for (let i = this.buckets.length - 1; i >= 0 && this.buckets[i]! >= bucket; i--) {
       if (this.buckets[i] !== bucket) continue;
-      const taken = amount < this.sums[i]! ? amount : this.sums[i]!;
-      this.sums[i] = this.sums[i]! - taken;
-      this.running -= taken;
+      const held = this.sums[1 + i]!;
+      const taken = amount < held ? amount : held;
+      this.sums[1 + i] = held - taken;
+      this.sums[0] = this.sums[0]! - taken;
       return;
     }
   }
@@ -100,7 +131,7 @@ export class RollingSum {
     this.prune(nowMs);
     let freed = 0n;
     for (let i = 0; i < this.buckets.length; i++) {
-      freed += this.sums[i]!;
+      freed += this.sums[1 + i]!;
       if (freed >= excess) return Math.max(0, (this.buckets[i]! + BUCKETS + 1) * this.bucketMs - nowMs);
     }
     return this.windowMs + this.bucketMs;
@@ -110,7 +141,10 @@ export class RollingSum {
   entries(nowMs: number): Array<[bucket: number, sum: bigint]> {
     this.prune(nowMs);
     const held: Array<[number, bigint]> = [];
-    for (let i = 0; i < this.buckets.length; i++) if (this.sums[i]! > 0n) held.push([this.buckets[i]!, this.sums[i]!]);
+    for (let i = 0; i < this.buckets.length; i++) {
+      const sum = this.sums[1 + i]!;
+      if (sum > 0n) held.push([this.buckets[i]!, sum]);
+    }
     return held;
   }
 
@@ -118,21 +152,24 @@ export class RollingSum {
   restore(nowMs: number, entries: ReadonlyArray<readonly [number, bigint]>): void {
     this.prune(nowMs);
     const oldest = this.oldestLive(nowMs);
-    const merged = new Map<number, bigint>(this.buckets.map((b, i) => [b, this.sums[i]!]));
+    const merged = new Map<number, bigint>(this.buckets.map((b, i) => [b, this.sums[1 + i]!]));
     for (const [bucket, sum] of entries) {
       if (!Number.isSafeInteger(bucket) || bucket < oldest || sum <= 0n) continue;
-      merged.set(bucket, (merged.get(bucket) ?? 0n) + sum);
+      merged.set(bucket, saturatingAdd(merged.get(bucket) ?? 0n, sum));
     }
     const sorted = [...merged].sort((a, b) => a[0] - b[0]);
-    this.buckets = sorted.map(([bucket]) => bucket);
-    this.sums = sorted.map(([, sum]) => sum);
-    this.running = this.sums.reduce((total, sum) => total + sum, 0n);
+    this.buckets = [];
+    this.sums = new BigInt64Array(FIRST_CAPACITY);
+    for (const [bucket, sum] of sorted) {
+      this.sums[0] = saturatingAdd(this.sums[0]!, sum);
+      this.append(bucket, sum);
+    }
   }
 
   /** The latest moment anything recorded here is still counted (ms); -Infinity when nothing is held. */
   heldUntil(): number {
     for (let i = this.buckets.length - 1; i >= 0; i--)
-      if (this.sums[i]! > 0n) return (this.buckets[i]! + BUCKETS + 1) * this.bucketMs;
+      if (this.sums[1 + i]! > 0n) return (this.buckets[i]! + BUCKETS + 1) * this.bucketMs;
     return -Infinity;
   }
 }

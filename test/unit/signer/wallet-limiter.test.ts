@@ -65,6 +65,35 @@ describe('rolling sum', () => {
     assert.equal(s.msUntilFreed(40_000, 3n), 91_000 - 40_000);
     assert.equal(s.total(71_000), 3n);
   });
+
+  it('saturates at 2^63 − 1 instead of wrapping, so a ceiling below it still refuses', () => {
+    const max = 2n ** 63n - 1n;
+    const s = new RollingSum(60_000);
+    const now = 1_000_000;
+    s.restore(now, [[1000, 9_000_000_000_000_000_000n]]);
+    s.restore(now, [[1000, 9_000_000_000_000_000_000n], [999, 5n]]);
+    assert.equal(s.total(now), max);
+    s.add(now, 10n ** 18n);
+    assert.equal(s.total(now), max, 'an add above the top stays at the top');
+    assert.deepEqual(s.entries(now), [[999, 5n], [1000, max]]);
+    const limiter = new WalletLimiter(limits, () => now);
+    limiter.restore({ v: 1, wallets: { [A.toLowerCase()]: { wallet_amount_hour: [[16, '9999999999999999999']] } } });
+    const refused = limiter.take(A, 1n);
+    assert.equal(refused.ok, false, 'a saturated window is over every ceiling');
+  });
+
+  it("keeps every bucket a restore brings, past a window's usual 61, and its total their sum", () => {
+    const s = new RollingSum(60_000);
+    const now = 100 * 1000;
+    for (let second = 40; second <= 100; second++) s.add(second * 1000, BigInt(second));
+    // Buckets of a clock that ran ahead (a file written on it): still counted until they leave.
+    const ahead = Array.from({ length: 61 }, (_, i) => [200 + i, 1n] as const);
+    s.restore(now, ahead);
+    const held = s.entries(now);
+    assert.equal(held.length, 122);
+    assert.equal(s.total(now), held.reduce((sum, [, v]) => sum + v, 0n));
+    assert.equal(s.total(now), 61n + BigInt(((40 + 100) * 61) / 2));
+  });
 });
 
 describe('wallet limiter', () => {
