@@ -5,8 +5,12 @@
  * start and latency, and the latencies of each second's requests.
  *
  * Limits: timer-paced in the load generator's own event loop, so a stall of the load generator delays the
- * arrivals it should have made (they are then sent late, back to back, and measured from when they left).
+ * arrivals it should have made (they are then sent late, back to back, and measured from when they left), and
+ * the responses that arrive meanwhile (measured late). So that its own full collection does not fall inside a
+ * phase, the load generator runs one just before it (./full-collection.ts) and keeps nothing per request but
+ * its start and latency.
  */
+import { fullCollection } from './full-collection.js';
 import type { TimedRequest } from './slow-request-bursts.js';
 
 export interface RateResult {
@@ -33,7 +37,9 @@ export async function driveAtRate(
   let ops = 0;
   let errors = 0;
   let inFlight = 0;
-  const pending: Promise<void>[] = [];
+  let drained: (() => void) | undefined;
+  let failure: { err: unknown } | undefined;
+  fullCollection();
   const started = performance.now();
   const startedAtEpochMs = performance.timeOrigin + started;
   const total = Math.round(rate * seconds);
@@ -47,18 +53,23 @@ export async function driveAtRate(
     }
     inFlight++;
     const t0 = performance.now();
-    pending.push(
-      op(i).then((ok) => {
-        inFlight--;
+    op(i).then(
+      (ok) => {
         const ms = performance.now() - t0;
         latenciesMs.push(ms);
         timed.push({ startMs: t0 - started, latencyMs: ms });
         if (ok) ops++;
         else errors++;
-      }),
+        if (--inFlight === 0) drained?.();
+      },
+      (err: unknown) => {
+        failure ??= { err };
+        if (--inFlight === 0) drained?.();
+      },
     );
   }
-  await Promise.all(pending);
+  if (inFlight > 0) await new Promise<void>((resolve) => (drained = resolve));
+  if (failure) throw failure.err;
   const bySecond: number[][] = Array.from({ length: Math.ceil(seconds) }, () => []);
   for (const r of timed) bySecond[Math.min(bySecond.length - 1, Math.floor(r.startMs / 1000))]!.push(r.latencyMs);
   return {

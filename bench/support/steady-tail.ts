@@ -277,6 +277,12 @@ async function main(): Promise<void> {
         { ...headers, 'idempotency-key': newIdempotencyKey('account') },
         payload,
       )) === 200;
+    // The load generator under the same probe as the services: a burst names its stalls too (its own full
+    // collection, which ./drive-at-rate.ts keeps out of a phase when it can, is measured as the services' latency).
+    const loadProbeFile = path.join(dir, 'load.probe');
+    process.env.LOOP_PROBE_FILE = loadProbeFile;
+    await import('./loop-probe.js');
+    delete process.env.LOOP_PROBE_FILE; // read once, at its import; no child started later inherits it
     await warmUp(pay, database.connectionString);
     const floor = await measureFloor(database.connectionString);
     await driveAtRate(RATE, 5, 256, (i) => pay(i * 7919));
@@ -303,6 +309,7 @@ async function main(): Promise<void> {
       processes: [
         { name: 'api', slices: readSlices(services.probeFiles.api) },
         { name: 'signer', slices: readSlices(services.probeFiles.signer) },
+        { name: 'load generator', slices: readSlices(loadProbeFile) },
       ],
       pg: pgSamples,
       sliceMs: SLICE_MS,

@@ -21,8 +21,7 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import v8 from 'node:v8';
-import { runInNewContext } from 'node:vm';
+import { fullCollection } from './full-collection.js';
 
 /**
  * Where our code is loaded from: `dist` (the compiled JavaScript of `npm run build`, what the images and the
@@ -73,23 +72,14 @@ function serve(server: http.Server, extraStats: () => Partial<Stats> | Promise<P
         cpuUserUs: cpu.user,
         cpuSystemUs: cpu.system,
         rss,
-        ...(msg.collect ? { liveHeap: liveHeapAfterFullCollection() } : {}),
+        // What the process still holds after a full collection (a growing RSS alone does not tell it apart from V8
+        // sizing its heap); asked for at a run's start and end only, so that no slice is measured across it.
+        ...(msg.collect ? { liveHeap: fullCollection() } : {}),
         ...(await extraStats()),
       } satisfies Stats);
     }
   });
   process.on('disconnect', () => process.exit(0));
-}
-
-/**
- * Runs a full collection and answers the heap's used bytes: what the process still holds, which a growing RSS
- * alone does not tell apart from V8 sizing its heap. Asked for at the start and the end of a run only (the
- * collection pauses the process), so that no slice is measured across it.
- */
-function liveHeapAfterFullCollection(): number {
-  v8.setFlagsFromString('--expose-gc');
-  (runInNewContext('gc') as () => void)();
-  return process.memoryUsage().heapUsed;
 }
 
 /** The payer is read from the header's authorization by the load generator and passed in once (one buyer key). */
@@ -285,7 +275,7 @@ async function startGate(): Promise<void> {
       cpuUserUs: cpu.user,
       cpuSystemUs: cpu.system,
       rss: process.memoryUsage().rss,
-      ...(msg.collect ? { liveHeap: liveHeapAfterFullCollection() } : {}),
+      ...(msg.collect ? { liveHeap: fullCollection() } : {}),
       outcomes: await byLabel('treasury_x402_middleware_requests_total', 'outcome'),
       ledgerOutcomes: await byLabel('treasury_x402_middleware_ledger_reports_total', 'outcome'),
     } satisfies Stats);
