@@ -15,7 +15,8 @@
  * The sums are kept in a BigInt64Array, not as bigint values: a bigint is an object of its own, and one kept for the
  * seconds between a wallet's signatures outlives two young collections and fills the old generation (eight a
  * signature under four windows; docs/performance.md, "What the signer promotes"). A sum saturates at 2^63 − 1
- * instead of wrapping: above every ceiling, so a ceiling checked against it still refuses.
+ * instead of wrapping: above every ceiling, so a ceiling checked against it still refuses; a saturated running
+ * total is counted again from its buckets when one leaves or is taken back, never lowered by what left.
  * Known limits: windows run on the signer's clock as it goes forward; a clock stepping back does not bring
  * back what already left (an entry added "before" a later bucket is counted in that later one: longer,
  * never shorter). It lives in memory (./limits-state-file.ts keeps it across restarts).
@@ -58,9 +59,10 @@ export class RollingSum {
   private prune(nowMs: number): void {
     const oldest = this.oldestLive(nowMs);
     const held = this.buckets.length;
+    if (held === 0 || this.buckets[0]! >= oldest) return;
     let n = 0;
+    const saturated = this.sums[0] === SUM_MAX;
     while (n < held && this.buckets[n]! < oldest) this.sums[0] = this.sums[0]! - this.sums[1 + n++]!;
-    if (n === 0) return;
     if (n === held) {
       // Fresh empty storage: what once held many buckets keeps its capacity.
       this.buckets = [];
@@ -69,7 +71,18 @@ export class RollingSum {
     } else {
       this.buckets.splice(0, n);
       this.sums.copyWithin(1, 1 + n, 1 + held);
+      if (saturated) this.recount();
     }
+  }
+
+  /**
+   * The running total counted again from the buckets: a saturated total is below what it stands for, so taking a
+   * bucket's sum from it would leave less than the buckets still held.
+   */
+  private recount(): void {
+    let total = 0n;
+    for (let i = 0; i < this.buckets.length; i++) total = saturatingAdd(total, this.sums[1 + i]!);
+    this.sums[0] = total;
   }
 
   /** Everything recorded whose bucket still overlaps the window ending at `nowMs`. */
@@ -117,7 +130,8 @@ export class RollingSum {
       const held = this.sums[1 + i]!;
       const taken = amount < held ? amount : held;
       this.sums[1 + i] = held - taken;
-      this.sums[0] = this.sums[0]! - taken;
+      if (this.sums[0] === SUM_MAX) this.recount();
+      else this.sums[0] = this.sums[0]! - taken;
       return;
     }
   }

@@ -82,6 +82,20 @@ describe('rolling sum', () => {
     assert.equal(refused.ok, false, 'a saturated window is over every ceiling');
   });
 
+  it('counts a saturated total again from what is still held when a bucket leaves or is taken back', () => {
+    const s = new RollingSum(60_000);
+    const big = 9_000_000_000_000_000_000n;
+    s.restore(1_000_000, [[1000, big], [1010, big], [1011, 7n]]);
+    assert.equal(s.total(1_000_000), 2n ** 63n - 1n);
+    // Bucket 1000 leaves at (1000 + 61) s: what is left is the other two, not the top minus what left.
+    assert.equal(s.total(1_061_000), big + 7n);
+    s.restore(1_061_000, [[1011, big]]);
+    s.remove(1011, 5n);
+    assert.equal(s.total(1_061_000), 2n ** 63n - 1n, 'still saturated: 9e18 + 9e18 + 2');
+    s.remove(1010, big);
+    assert.equal(s.total(1_061_000), big + 2n, 'taken back from a saturated total: counted from the buckets');
+  });
+
   it("keeps every bucket a restore brings, past a window's usual 61, and its total their sum", () => {
     const s = new RollingSum(60_000);
     const now = 100 * 1000;
