@@ -37,8 +37,9 @@ export async function startPgWaitSampler(connectionString: string, everyMs = 10)
   const loop = (async () => {
     while (running) {
       const at = Date.now();
-      // pg's callback form: its promise form keeps each statement through two young collections, and 100 a
-      // second of them filled the load generator's old generation (docs/performance.md, "What the API promotes").
+      // pg's callback form: its promise form keeps each statement through two young collections, and 100 a second
+      // of them filled the load generator's old generation (docs/performance.md, "What the API promotes, and when V8
+      // collects it").
       const rows = (await callbackQuery<{ app: string; wait: string; age_ms: number }>(client, { text: SAMPLE_SQL }))
         .rows;
       const sample: PgWaitSample = { at, waits: {}, oldestMs: {} };

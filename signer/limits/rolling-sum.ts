@@ -14,9 +14,10 @@
  * rate), and amounts that lose precision (bigint arithmetic; the configuration bounds every ceiling below 10^18).
  * The sums are kept in a BigInt64Array, not as bigint values: a bigint is an object of its own, and one kept for the
  * seconds between a wallet's signatures outlives two young collections and fills the old generation (eight a
- * signature under four windows; docs/performance.md, "What the signer promotes"). A sum saturates at 2^63 − 1
- * instead of wrapping: above every ceiling, so a ceiling checked against it still refuses; a saturated running
- * total is counted again from its buckets when one leaves or is taken back, never lowered by what left.
+ * signature under four windows; docs/performance.md, "What the signer promotes, and the load generator's own
+ * collections"). A sum saturates at 2^63 − 1 instead of wrapping: above every ceiling, so a ceiling checked against
+ * it still refuses; a saturated running total is counted again from its buckets when one leaves or is taken back,
+ * never lowered by what left.
  * Known limits: windows run on the signer's clock as it goes forward; a clock stepping back does not bring
  * back what already left (an entry added "before" a later bucket is counted in that later one: longer,
  * never shorter). It lives in memory (./limits-state-file.ts keeps it across restarts).
