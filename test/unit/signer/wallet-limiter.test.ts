@@ -71,11 +71,17 @@ describe('rolling sum', () => {
     const s = new RollingSum(60_000);
     const now = 1_000_000;
     s.restore(now, [[1000, 9_000_000_000_000_000_000n]]);
-    s.restore(now, [[1000, 9_000_000_000_000_000_000n], [999, 5n]]);
+    s.restore(now, [
+      [1000, 9_000_000_000_000_000_000n],
+      [999, 5n],
+    ]);
     assert.equal(s.total(now), max);
     s.add(now, 10n ** 18n);
     assert.equal(s.total(now), max, 'an add above the top stays at the top');
-    assert.deepEqual(s.entries(now), [[999, 5n], [1000, max]]);
+    assert.deepEqual(s.entries(now), [
+      [999, 5n],
+      [1000, max],
+    ]);
     const limiter = new WalletLimiter(limits, () => now);
     limiter.restore({ v: 1, wallets: { [A.toLowerCase()]: { wallet_amount_hour: [[16, '9999999999999999999']] } } });
     const refused = limiter.take(A, 1n);
@@ -85,7 +91,11 @@ describe('rolling sum', () => {
   it('counts a saturated total again from what is still held when a bucket leaves or is taken back', () => {
     const s = new RollingSum(60_000);
     const big = 9_000_000_000_000_000_000n;
-    s.restore(1_000_000, [[1000, big], [1010, big], [1011, 7n]]);
+    s.restore(1_000_000, [
+      [1000, big],
+      [1010, big],
+      [1011, 7n],
+    ]);
     assert.equal(s.total(1_000_000), 2n ** 63n - 1n);
     // Bucket 1000 leaves at (1000 + 61) s: what is left is the other two, not the top minus what left.
     assert.equal(s.total(1_061_000), big + 7n);
@@ -105,7 +115,10 @@ describe('rolling sum', () => {
     s.restore(now, ahead);
     const held = s.entries(now);
     assert.equal(held.length, 122);
-    assert.equal(s.total(now), held.reduce((sum, [, v]) => sum + v, 0n));
+    assert.equal(
+      s.total(now),
+      held.reduce((sum, [, v]) => sum + v, 0n),
+    );
     assert.equal(s.total(now), 61n + BigInt(((40 + 100) * 61) / 2));
   });
 });
