@@ -34,7 +34,11 @@ export interface ProbeSlice {
   newSpaceMb: number;
 }
 
-if (file) {
+/**
+ * Appends a slice to `path` every `sliceMs`: at import when LOOP_PROBE_FILE is set (the services), or when a process
+ * that loads no preload asks for it (the bench's own load generator, ./steady-tail.ts).
+ */
+export function startLoopProbe(path: string): void {
   const delay = monitorEventLoopDelay({ resolution: 1 });
   delay.enable();
   let gc: ProbeSlice['gc'] = [];
@@ -45,7 +49,7 @@ if (file) {
       gc.push({ kind: KINDS[kind] ?? String(kind), at: Math.round(epoch(e.startTime)), ms: +e.duration.toFixed(2) });
     }
   }).observe({ entryTypes: ['gc'] });
-  const out = fs.openSync(file, 'a');
+  const out = fs.openSync(path, 'a');
   setInterval(() => {
     const slice: ProbeSlice = {
       at: Math.round(epoch(performance.now())),
@@ -61,3 +65,5 @@ if (file) {
     fs.writeSync(out, JSON.stringify(slice) + '\n');
   }, sliceMs).unref();
 }
+
+if (file) startLoopProbe(file);

@@ -47,7 +47,7 @@ import { startPgWaitSampler } from './pg-wait-sampler.js';
 import { slowRequestBursts } from './slow-request-bursts.js';
 import { tailTimeline } from './tail-timeline.js';
 import { describeHistogram, histogramDelta } from './histogram-delta.js';
-import type { ProbeSlice } from './loop-probe.js';
+import { startLoopProbe, type ProbeSlice } from './loop-probe.js';
 import { benchSignerEnv } from './bench-token.js';
 import { newIdempotencyKey } from '../../src/sdk/new-idempotency-key.js';
 
@@ -280,9 +280,7 @@ async function main(): Promise<void> {
     // The load generator under the same probe as the services: a burst names its stalls too (its own full
     // collection, which ./drive-at-rate.ts keeps out of a phase when it can, is measured as the services' latency).
     const loadProbeFile = path.join(dir, 'load.probe');
-    process.env.LOOP_PROBE_FILE = loadProbeFile;
-    await import('./loop-probe.js');
-    delete process.env.LOOP_PROBE_FILE; // read once, at its import; no child started later inherits it
+    startLoopProbe(loadProbeFile);
     await warmUp(pay, database.connectionString);
     const floor = await measureFloor(database.connectionString);
     await driveAtRate(RATE, 5, 256, (i) => pay(i * 7919));
