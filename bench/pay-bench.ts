@@ -70,6 +70,7 @@ import { payBenchReport } from './support/pay-bench-report.js';
 import { saturationReport } from './support/pay-bench-saturation.js';
 import { policyAtBounds } from './support/bench-policy-at-bounds.js';
 import { PhaseMarks, startHeapSampling, startPerfRecord } from './support/profile-windows.js';
+import { signatureMicros } from './support/signer-ratio-bound.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
@@ -282,6 +283,7 @@ async function main(): Promise<void> {
       steadyRate: STEADY_RATE,
       payRate: rate(spread),
       floorWork: FLOOR_WORK,
+      signatureMicros: signatureMicros(ratioBound),
       sample,
       threads,
     });

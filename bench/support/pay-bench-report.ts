@@ -119,6 +119,9 @@ function tableLines(r: PayBenchReportInput, steady: RateResult, steadyFloor: Rat
         ]
       : []),
     row(`floor: hand-offs, ${floorBusy ? 'busy work' : 'no work'}, ${steadyRate}/s offered`, steadyFloor, []),
+    ...(r.steady.floor.withSignature
+      ? [row(`floor + a signature's work, ${steadyRate}/s offered`, r.steady.floor.withSignature.result, [])]
+      : []),
     row(`pay via HTTP, ${wallets} wallets, ${steadyRate}/s offered`, steady, [
       ['HSM', hsm],
       ['signer', signerAlone],

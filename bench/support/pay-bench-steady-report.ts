@@ -97,6 +97,11 @@ export function steadyReportLines(input: SteadyReportInput): string[] {
   const burstLine = `requests over 20 ms in (c): ${bursts.slow} of ${steady.ops + steady.errors}, in ${bursts.bursts.length} bursts (./support/slow-request-bursts.ts: slow requests less than 100 ms apart); median gap between bursts' starts ${Number.isNaN(bursts.medianGapMs) ? '–' : `${bursts.medianGapMs.toFixed(0)} ms`} (a regular gap names a periodic cause, e.g. a monitor's sampling period above)`;
   const floorBursts = slowRequestBursts(steadyFloor.timed ?? [], 20);
   const floorLine = `the steady floor, just before (c) (./support/steady-floor.ts: an HTTP front, an echo process over a unix socket, one group-committed insert; ${floorBusy ? `${floorWork.front} and ${floorWork.echo} µs of busy work per request in the front and the echo (BENCH_FLOOR_WORK_US)` : "none of a payment's work"}): p50 ${percentile(steadyFloor.latenciesMs, 50).toFixed(1)} ms, p99 ${percentile(steadyFloor.latenciesMs, 99).toFixed(1)} ms, ${floorBursts.slow} of ${steadyFloor.ops + steadyFloor.errors} requests over 20 ms in ${floorBursts.bursts.length} bursts; its processes ${floorCpu.floor.toFixed(0)} µs and the machine ${floorCpu.machine.toFixed(0)} µs of CPU per request, ${(floorCpu.busy * 100).toFixed(0)}% busy. (c)'s p99 is ${(percentile(steady.latenciesMs, 99) / percentile(steadyFloor.latenciesMs, 99)).toFixed(1)} × the floor's (a floor over 20 ms: this machine, not the service, misses the target)`;
+  const withSignature = run.floor.withSignature;
+  const p99 = (r: { latenciesMs: number[] }) => percentile(r.latenciesMs, 99);
+  const signatureFloorLine = withSignature
+    ? `the steady floor with a signature's work, just after it (the same processes, its echo busy ${withSignature.echoMicros.toFixed(0)} µs more a request: the HSM's raw CPU and the signer's required work, ./support/signer-ratio-bound.ts — the tail of a service that did nothing but keep the signer's checks; a busy loop, so it errs low): p50 ${percentile(withSignature.result.latenciesMs, 50).toFixed(1)} ms, p99 ${p99(withSignature.result).toFixed(1)} ms, ${(p99(withSignature.result) / p99(steadyFloor)).toFixed(2)} × the floor's p99; (c)'s p99 is ${(p99(steady) / p99(withSignature.result)).toFixed(1)} × this one's`
+    : undefined;
   /** PostgreSQL's side of phase (c), per pay, for its costliest statements (pg_stat_statements). */
   const statementLine = `PostgreSQL in (c), per pay (pg_stat_statements): ${run.statementRows
     .map((r) => {
@@ -119,6 +124,7 @@ export function steadyReportLines(input: SteadyReportInput): string[] {
     `the API's and the signer's event loops in (c) (./support/loop-probe.ts, ${PROBE_SLICE_MS} ms slices; each burst of slow requests with the longest loop stall and the collections in its window):`,
     ...stalls.map((l) => `  ${l}`),
     floorLine,
+    ...(signatureFloorLine ? [signatureFloorLine] : []),
     statementLine,
     `page cache in (c): ${pageCacheAfter.refaults - pageCacheBefore.refaults} file pages read again after eviction, ${pageCacheAfter.majorFaults - pageCacheBefore.majorFaults} major page faults (whole machine, /proc/vmstat)`,
     `WAL in (c): ${(Number(wal.bytes) / 1e6).toFixed(1)} MB, ${(Number(wal.bytes) / steady.ops / 1e3).toFixed(1)} kB per pay; new segments created (zero-filled while commits wait): ${Number(wal.created).toFixed(1)} (a checkpoint before (c) left recycled ones, as on a running server)`,

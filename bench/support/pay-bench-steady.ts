@@ -45,6 +45,11 @@ export interface SteadyFloorRun {
   /** Closed-loop at the pay phases' concurrency, and at (a)'s rate. */
   atSaturation: FloorDrive;
   atPayRate: FloorDrive;
+  /**
+   * The floor again at (c)'s rate, its echo process busy for a signature's raw and required work per request
+   * (`signatureMicros`): the least tail a service that keeps the signer's checks can have on this machine.
+   */
+  withSignature?: { result: RateResult; echoMicros: number };
 }
 
 /** A statement of (c) among the costliest three (pg_stat_statements). */
@@ -97,6 +102,11 @@ export interface SteadyPhaseOptions {
   /** (a)'s rate, at which the floor is driven a second time. */
   payRate: number;
   floorWork: FloorWork;
+  /**
+   * The HSM's raw CPU and the signer's required work a signature, µs (./signer-ratio-bound.ts, measured in the
+   * same run): with it, the floor is driven once more at (c)'s rate with that much busy work in its echo.
+   */
+  signatureMicros?: number;
   sample: () => CpuSample;
   threads: () => ServiceThreads;
 }
@@ -166,12 +176,42 @@ async function measureSteadyFloor(o: SteadyPhaseOptions): Promise<SteadyFloorRun
   }
 }
 
+/**
+ * The floor at (c)'s rate with `echoMicros` more busy work a request in its echo process: a signature's raw and
+ * required work, where the signer does it — between the front's hand-off and its commit.
+ */
+async function measureSignatureFloor(o: SteadyPhaseOptions, echoMicros: number): Promise<RateResult> {
+  process.stderr.write(
+    `• baseline: the steady floor with a signature's work (${echoMicros.toFixed(0)} µs a request in its echo), ${o.steadyRate}/s offered, ${o.seconds} s\n`,
+  );
+  const floor = await startSteadyFloor({
+    connectionString: o.connectionString,
+    port: await freePort(),
+    cwd: o.cwd,
+    workMicros: { front: o.floorWork.front, echo: o.floorWork.echo + echoMicros },
+  });
+  const client = new KeepAliveLoadClient({ host: '127.0.0.1', port: floor.port, connections: o.concurrency });
+  try {
+    const once = async () => (await client.request('POST', '/pay', o.load.headers, o.load.payload)) === 200;
+    await driveAtRate(o.steadyRate, 2, 256, once);
+    return await driveAtRate(o.steadyRate, o.seconds, 256, once);
+  } finally {
+    client.close();
+    floor.stop();
+  }
+}
+
 /** The checkpoint, the floor, 5 s unmeasured at the rate, then (c) with PostgreSQL's, the machine's and the threads' figures. */
 export async function runSteadyPhase(o: SteadyPhaseOptions): Promise<SteadyRun> {
   const { load, sample, threads } = o;
   process.stderr.write(`• pay (c): ${o.wallets} wallets, steady ${o.steadyRate} pays/s offered, ${o.seconds} s\n`);
   await checkpoint(o.connectionString);
   const floor = await measureSteadyFloor(o);
+  if (o.signatureMicros !== undefined && o.signatureMicros > 0)
+    floor.withSignature = {
+      result: await measureSignatureFloor(o, o.signatureMicros),
+      echoMicros: o.signatureMicros,
+    };
   load.phase = '(c) unmeasured';
   await driveAtRate(o.steadyRate, 5, 256, load.spread(o.walletIds));
   const metricsBefore = await (await fetch(`${o.api}/metrics`)).text();

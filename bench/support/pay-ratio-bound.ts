@@ -15,7 +15,7 @@
  * requests a wake-up): the bound errs high. Each part's cost beyond the floor is read against the floor driven at
  * (a)'s own rate instead, so that the wake-ups a request costs at that rate are the floor's too.
  */
-import type { SignerRatioBound } from './signer-ratio-bound.js';
+import { signatureMicros as signatureCost, type SignerRatioBound } from './signer-ratio-bound.js';
 
 /** CPU a request (the floor) or a payment (a pay phase) by part, µs. */
 export interface PartsMicros {
@@ -56,7 +56,7 @@ export function payRatioBound(
   rawRate: number,
   cores: number,
 ): PayRatioBound {
-  const signatureMicros = signer.rawMicros + signer.digestMicros + signer.finalizeMicros;
+  const signatureMicros = signatureCost(signer);
   const leastMachineMicros = saturated.machine + signatureMicros;
   const rate = (cores * 1e6) / leastMachineMicros;
   return { saturated, signatureMicros, leastMachineMicros, rate, bound: rate / rawRate };

@@ -29,6 +29,11 @@ export interface SignerRatioBound {
   bound: number;
 }
 
+/** The HSM's raw CPU and the signer's required work, µs a signature: the least a signature costs this machine. */
+export function signatureMicros(b: SignerRatioBound): number {
+  return b.rawMicros + b.digestMicros + b.finalizeMicros;
+}
+
 /** CPU µs of `fn` per call over `calls` calls, the best of `passes` passes. */
 function bestMicrosPerCall(passes: number, calls: number, fn: (i: number) => void): number {
   let best = Infinity;

@@ -4,7 +4,9 @@
  * slices (./loop-probe.ts), PostgreSQL's waits every 10 ms (./pg-wait-sampler.ts), each burst of slow requests
  * laid beside them (./tail-timeline.ts). The same set-up as `npm run bench` before (c): 1,000 wallets with
  * the signer's policy store, each paid once, 3 s of load, the database's history (BENCH_HISTORY), VACUUM
- * ANALYZE, a closed-loop phase like (a), a checkpoint, the floor, 5 s unmeasured at the rate, then (c).
+ * ANALYZE, a closed-loop phase like (a), a checkpoint, the floor, the floor with a signature's work (its echo
+ * busy for the HSM's raw CPU and the signer's required work a signature, measured first: the tail of a service
+ * that did nothing but keep the signer's checks), 5 s unmeasured at the rate, then (c).
  *
  * Why: a run of the whole bench takes minutes; comparing start-up flags or a change to the tail needs several
  * runs interleaved with the commit before, on a machine whose load moves. STEADY_ROOT runs another checkout's
@@ -49,6 +51,8 @@ import { tailTimeline } from './tail-timeline.js';
 import { describeHistogram, histogramDelta } from './histogram-delta.js';
 import { startLoopProbe, type ProbeSlice } from './loop-probe.js';
 import { benchSignerEnv } from './bench-token.js';
+import { measureHsmCeiling } from './pay-bench-ceilings.js';
+import { signatureMicros } from './signer-ratio-bound.js';
 import { newIdempotencyKey } from '../../src/sdk/new-idempotency-key.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -127,11 +131,15 @@ interface Services {
   walletIds: string[];
   children: ChildProcess[];
   probeFiles: { api: string; signer: string };
+  /** The HSM's raw CPU and the signer's required work a signature, µs (./signer-ratio-bound.ts). */
+  signatureMicros: number;
 }
 
 /** PostgreSQL's set-up, the signer and the API (under the probe), the bench account and its wallets. */
 async function startServices(dir: string, connectionString: string, signerDb: string): Promise<Services> {
   const token = await initSoftHsmToken({ dir: path.join(dir, 'softhsm') });
+  // What a signature must cost this machine, for the floor with a signature's work (before any service runs).
+  const { ratioBound } = await measureHsmCeiling({ token, seconds: 3, usdc: USDC, payTo: SELLER });
   const approver = benchApprover();
   const probe = [path.join(HERE, 'loop-probe.ts')];
   const probeFiles = { api: path.join(dir, 'api.probe'), signer: path.join(dir, 'signer.probe') };
@@ -175,7 +183,15 @@ async function startServices(dir: string, connectionString: string, signerDb: st
   const apiKey = (await post('/v1/treasury', admin, { owner_type: 'bench', owner_id: 'bench' })).body.api_key as string;
   const walletIds = await createBenchWallets(post, apiKey, WALLETS);
   const signerMetrics = `http://127.0.0.1:${signerMetricsPort}/metrics`;
-  return { api, signerMetrics, apiKey, walletIds, children: [signer.child, apiChild], probeFiles };
+  return {
+    api,
+    signerMetrics,
+    apiKey,
+    walletIds,
+    children: [signer.child, apiChild],
+    probeFiles,
+    signatureMicros: signatureMicros(ratioBound),
+  };
 }
 
 /** Every wallet paid once, 3 s of load, the history, VACUUM ANALYZE, 5 s closed loop as (a), a checkpoint. */
@@ -198,9 +214,14 @@ async function warmUp(pay: (i: number) => Promise<boolean>, connectionString: st
   }
 }
 
-/** The floor (./steady-floor.ts) at the rate, 2 s unmeasured then SECONDS. */
-async function measureFloor(connectionString: string): Promise<RateResult> {
-  const floor = await startSteadyFloor({ connectionString, port: await freePort(), cwd: ROOT });
+/** The floor (./steady-floor.ts) at the rate, 2 s unmeasured then SECONDS; `echoMicros` of busy work a request in its echo. */
+async function measureFloor(connectionString: string, echoMicros = 0): Promise<RateResult> {
+  const floor = await startSteadyFloor({
+    connectionString,
+    port: await freePort(),
+    cwd: ROOT,
+    workMicros: { front: 0, echo: echoMicros },
+  });
   const client = new KeepAliveLoadClient({ host: '127.0.0.1', port: floor.port, connections: 32 });
   try {
     const once = async () => (await client.request('POST', '/pay', {}, Buffer.from('{}'))) === 200;
@@ -218,6 +239,7 @@ function report(
   busy: number,
   steady: RateResult,
   floor: RateResult,
+  signatureFloor: { result: RateResult; echoMicros: number },
   timeline: string[],
 ): Record<string, unknown> {
   const p = (r: RateResult, q: number) => percentile(r.latenciesMs, q);
@@ -232,6 +254,9 @@ function report(
     floorP50: +p(floor, 50).toFixed(1),
     floorP99: +p(floor, 99).toFixed(1),
     ratio: +(p(steady, 99) / p(floor, 99)).toFixed(2),
+    signatureFloorP50: +p(signatureFloor.result, 50).toFixed(1),
+    signatureFloorP99: +p(signatureFloor.result, 99).toFixed(1),
+    ceilingRatio: +(p(signatureFloor.result, 99) / p(floor, 99)).toFixed(2),
     slow: bursts.slow,
     bursts: bursts.bursts.length,
     medianGapMs: Math.round(bursts.medianGapMs),
@@ -240,6 +265,7 @@ function report(
   const lines = [
     `steady tail ${label}: ${RATE}/s offered, ${SECONDS} s, load average ${load.toFixed(2)} at the start, machine ${summary.busyPct} % busy in (c)`,
     `(c) p50 ${summary.p50} ms, p99 ${summary.p99} ms; floor p50 ${summary.floorP50} ms, p99 ${summary.floorP99} ms; p99 ratio ${summary.ratio}×; errors ${steady.errors}`,
+    `the floor with a signature's work (its echo busy ${signatureFloor.echoMicros.toFixed(0)} µs more a request: the HSM's raw CPU and the signer's required work): p50 ${summary.signatureFloorP50} ms, p99 ${summary.signatureFloorP99} ms, ${summary.ceilingRatio}× the floor's p99`,
     `requests over 20 ms: ${bursts.slow} of ${steady.timed.length} in ${bursts.bursts.length} bursts, median gap between bursts' starts ${summary.medianGapMs} ms`,
     ...timeline,
   ];
@@ -283,6 +309,10 @@ async function main(): Promise<void> {
     startLoopProbe(loadProbeFile);
     await warmUp(pay, database.connectionString);
     const floor = await measureFloor(database.connectionString);
+    const signatureFloor = {
+      result: await measureFloor(database.connectionString, services.signatureMicros),
+      echoMicros: services.signatureMicros,
+    };
     await driveAtRate(RATE, 5, 256, (i) => pay(i * 7919));
     const load = os.loadavg()[0]!;
     const statements = await statementStats(database.connectionString);
@@ -319,6 +349,7 @@ async function main(): Promise<void> {
       busy,
       steady,
       floor,
+      signatureFloor,
       timeline,
     );
     if (process.env.STEADY_SUMMARY_FILE)
