@@ -6,7 +6,9 @@
  * the signer's policy store, each paid once, 3 s of load, the database's history (BENCH_HISTORY), VACUUM
  * ANALYZE, a closed-loop phase like (a), a checkpoint, the floor, the floor with a signature's work (its echo
  * busy for the HSM's raw CPU and the signer's required work a signature, measured first: the tail of a service
- * that did nothing but keep the signer's checks), 5 s unmeasured at the rate, then (c).
+ * that did nothing but keep the signer's checks), 5 s unmeasured at the rate, then (c). The CPU a payment by
+ * process, with the kernel's share of the API's and the signer's, in the closed loop and in (c)
+ * (./service-cpu-split.ts): what a payment costs more when each one wakes the services.
  *
  * Why: a run of the whole bench takes minutes; comparing start-up flags or a change to the tail needs several
  * runs interleaved with the commit before, on a machine whose load moves. STEADY_ROOT runs another checkout's
@@ -53,6 +55,7 @@ import { startLoopProbe, type ProbeSlice } from './loop-probe.js';
 import { benchSignerEnv } from './bench-token.js';
 import { measureHsmCeiling } from './pay-bench-ceilings.js';
 import { signatureMicros } from './signer-ratio-bound.js';
+import { describeCpuSplit, startCpuSplit, type CpuSplit } from './service-cpu-split.js';
 import { newIdempotencyKey } from '../../src/sdk/new-idempotency-key.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -130,6 +133,8 @@ interface Services {
   apiKey: string;
   walletIds: string[];
   children: ChildProcess[];
+  /** The API's and the signer's processes, for their CPU in (c). */
+  pids: { api: number | undefined; signer: number | undefined };
   probeFiles: { api: string; signer: string };
   /** The HSM's raw CPU and the signer's required work a signature, µs (./signer-ratio-bound.ts). */
   signatureMicros: number;
@@ -189,13 +194,21 @@ async function startServices(dir: string, connectionString: string, signerDb: st
     apiKey,
     walletIds,
     children: [signer.child, apiChild],
+    pids: { api: apiChild.pid, signer: signer.child.pid },
     probeFiles,
     signatureMicros: signatureMicros(ratioBound),
   };
 }
 
-/** Every wallet paid once, 3 s of load, the history, VACUUM ANALYZE, 5 s closed loop as (a), a checkpoint. */
-async function warmUp(pay: (i: number) => Promise<boolean>, connectionString: string): Promise<void> {
+/**
+ * Every wallet paid once, 3 s of load, the history, VACUUM ANALYZE, 5 s closed loop as (a) (its CPU a payment
+ * measured by `closedLoop`), a checkpoint.
+ */
+async function warmUp(
+  pay: (i: number) => Promise<boolean>,
+  connectionString: string,
+  closedLoop: () => (payments: number) => CpuSplit,
+): Promise<CpuSplit & { rate: number }> {
   for (let i = 0; i < WALLETS; i += 32)
     await Promise.all(Array.from({ length: Math.min(32, WALLETS - i) }, (_, k) => pay(i + k)));
   await drive(32, 3, (i) => pay(i * 7919));
@@ -207,8 +220,11 @@ async function warmUp(pay: (i: number) => Promise<boolean>, connectionString: st
       await seedPaymentHistory(client, { copies: Math.ceil(HISTORY / Math.max(1, paid)), days: 90 });
     }
     await client.query('VACUUM ANALYZE');
-    await drive(32, 5, (i) => pay(i * 7919));
+    const split = closedLoop();
+    const { ops, seconds } = await drive(32, 5, (i) => pay(i * 7919));
+    const saturated = { ...split(ops), rate: Math.round(ops / seconds) };
     await client.query('CHECKPOINT');
+    return saturated;
   } finally {
     await client.end();
   }
@@ -240,6 +256,7 @@ function report(
   steady: RateResult,
   floor: RateResult,
   signatureFloor: { result: RateResult; echoMicros: number },
+  cpu: { saturated: CpuSplit & { rate: number }; steady: CpuSplit },
   timeline: string[],
 ): Record<string, unknown> {
   const p = (r: RateResult, q: number) => percentile(r.latenciesMs, q);
@@ -261,11 +278,15 @@ function report(
     bursts: bursts.bursts.length,
     medianGapMs: Math.round(bursts.medianGapMs),
     errors: steady.errors,
+    // The CPU a payment, µs, by process: closed loop (as (a)) and in (c).
+    cpu,
   };
   const lines = [
     `steady tail ${label}: ${RATE}/s offered, ${SECONDS} s, load average ${load.toFixed(2)} at the start, machine ${summary.busyPct} % busy in (c)`,
     `(c) p50 ${summary.p50} ms, p99 ${summary.p99} ms; floor p50 ${summary.floorP50} ms, p99 ${summary.floorP99} ms; p99 ratio ${summary.ratio}×; errors ${steady.errors}`,
     `the floor with a signature's work (its echo busy ${signatureFloor.echoMicros.toFixed(0)} µs more a request: the HSM's raw CPU and the signer's required work): p50 ${summary.signatureFloorP50} ms, p99 ${summary.signatureFloorP99} ms, ${summary.ceilingRatio}× the floor's p99`,
+    `CPU a payment, µs, closed loop (32 clients, ${cpu.saturated.rate}/s): ${describeCpuSplit(cpu.saturated)}`,
+    `CPU a payment, µs, in (c): ${describeCpuSplit(cpu.steady)} (PostgreSQL's with the wait sampler's 100 statements a second)`,
     `requests over 20 ms: ${bursts.slow} of ${steady.timed.length} in ${bursts.bursts.length} bursts, median gap between bursts' starts ${summary.medianGapMs} ms`,
     ...timeline,
   ];
@@ -307,7 +328,9 @@ async function main(): Promise<void> {
     // collection, which ./drive-at-rate.ts keeps out of a phase when it can, is measured as the services' latency).
     const loadProbeFile = path.join(dir, 'load.probe');
     startLoopProbe(loadProbeFile);
-    await warmUp(pay, database.connectionString);
+    const { api: apiPid, signer: signerPid } = services.pids;
+    const cpuOf = { apiPid, signerPid, pgDataDir: path.join(dir, 'pg', 'data') };
+    const saturated = await warmUp(pay, database.connectionString, () => startCpuSplit(cpuOf));
     const floor = await measureFloor(database.connectionString);
     const signatureFloor = {
       result: await measureFloor(database.connectionString, services.signatureMicros),
@@ -322,9 +345,11 @@ async function main(): Promise<void> {
       );
     const scrapesBefore = await scrapeBoth();
     const sampler = await startPgWaitSampler(database.connectionString, 10);
+    const steadyCpu = startCpuSplit(cpuOf);
     const busyBefore = machineBusySeconds();
     const steady = await driveAtRate(RATE, SECONDS, 256, (i) => pay(i * 7919));
     const busy = (machineBusySeconds() - busyBefore) / steady.seconds / os.cpus().length;
+    const cpu = { saturated, steady: steadyCpu(steady.ops) };
     const pgSamples = await sampler.stop();
     const statementLines = await statements.read();
     const scrapesAfter = await scrapeBoth();
@@ -350,6 +375,7 @@ async function main(): Promise<void> {
       steady,
       floor,
       signatureFloor,
+      cpu,
       timeline,
     );
     if (process.env.STEADY_SUMMARY_FILE)
