@@ -56,6 +56,7 @@ import { benchSignerEnv } from './bench-token.js';
 import { measureHsmCeiling } from './pay-bench-ceilings.js';
 import { signatureMicros } from './signer-ratio-bound.js';
 import { describeCpuSplit, startCpuSplit, type CpuSplit } from './service-cpu-split.js';
+import { machineSeconds } from './pay-bench-cpu.js';
 import { newIdempotencyKey } from '../../src/sdk/new-idempotency-key.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -71,13 +72,6 @@ const SELLER = '0x209693Bc6afc0C5328bA36FaF03C514EF312287C';
 
 const flags = (env: string | undefined, fallback: readonly string[]) =>
   env === undefined ? [...fallback] : env.split(/\s+/).filter(Boolean);
-
-/** The machine's busy CPU seconds (all cores) from /proc/stat. */
-function machineBusySeconds(): number {
-  const cpu = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
-  const total = cpu.slice(0, 8).reduce((a, b) => a + b, 0);
-  return (total - (cpu[3] ?? 0) - (cpu[4] ?? 0) - (cpu[7] ?? 0)) / 100;
-}
 
 const readSlices = (file: string): ProbeSlice[] =>
   fs.existsSync(file)
@@ -346,9 +340,9 @@ async function main(): Promise<void> {
     const scrapesBefore = await scrapeBoth();
     const sampler = await startPgWaitSampler(database.connectionString, 10);
     const steadyCpu = startCpuSplit(cpuOf);
-    const busyBefore = machineBusySeconds();
+    const busyBefore = machineSeconds().busy;
     const steady = await driveAtRate(RATE, SECONDS, 256, (i) => pay(i * 7919));
-    const busy = (machineBusySeconds() - busyBefore) / steady.seconds / os.cpus().length;
+    const busy = (machineSeconds().busy - busyBefore) / steady.seconds / os.cpus().length;
     const cpu = { saturated, steady: steadyCpu(steady.ops) };
     const pgSamples = await sampler.stop();
     const statementLines = await statements.read();

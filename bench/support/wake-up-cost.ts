@@ -10,8 +10,8 @@
  * processes awake; at a steady, lower rate each one wakes a process from idle, and on a virtual machine that
  * costs several times more. This line shows how much, in the same run as the phase it explains.
  */
-import fs from 'node:fs';
 import { startSocketChild } from './socket-child.js';
+import { machineSeconds } from './pay-bench-cpu.js';
 
 export interface WakeUpCost {
   /** Machine CPU µs per round trip when paced at `rate` per second. */
@@ -22,12 +22,6 @@ export interface WakeUpCost {
 
 const ECHO = `const net = require('node:net');
 net.createServer((s) => s.on('data', (d) => s.write(d))).listen(process.argv[1], () => process.stdout.write('up\\n'));`;
-
-/** Busy seconds of the whole machine (user + nice + system + irq + softirq), from /proc/stat. */
-function machineBusySeconds(): number {
-  const cpu = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
-  return ((cpu[0] ?? 0) + (cpu[1] ?? 0) + (cpu[2] ?? 0) + (cpu[5] ?? 0) + (cpu[6] ?? 0)) / 100;
-}
 
 export async function measureWakeUpCost(rate: number, seconds: number): Promise<WakeUpCost> {
   const { socket, stop } = await startSocketChild(ECHO);
@@ -49,7 +43,7 @@ export async function measureWakeUpCost(rate: number, seconds: number): Promise<
       });
     const run = async (paced: boolean, durationSeconds: number) => {
       const started = performance.now();
-      const busyBefore = machineBusySeconds();
+      const busyBefore = machineSeconds().busy;
       let n = 0;
       while (performance.now() - started < durationSeconds * 1000) {
         if (paced) {
@@ -59,7 +53,7 @@ export async function measureWakeUpCost(rate: number, seconds: number): Promise<
         await roundTrip();
         n++;
       }
-      return ((machineBusySeconds() - busyBefore) / n) * 1e6;
+      return ((machineSeconds().busy - busyBefore) / n) * 1e6;
     };
     await run(false, 0.5); // warm-up
     const backToBackMicros = await run(false, seconds);
