@@ -22,8 +22,8 @@
  * except for a signature asked for while the signer holds no other request (`signInline: 'when_alone'`, the
  * default): the hand-off to a worker thread and back costs two wake-ups (≈ 150 µs of machine CPU per payment at
  * 400/s on the VM of docs/performance.md). Under load signing stays parallel. Ed25519 always runs on a libuv thread.
- * A new wallet key is unwrapped into the cache at its creation, so its first signature costs no unwrap. A key of
- * the other curve is `invariant_violation`; the service ties it to its account first (../../ecdsa/, ../../solana/).
+ * A new wallet key is cached at its creation (an Ed25519 one by handle), so its first signature costs no unwrap or
+ * search. A key of the other curve is `invariant_violation`; the service ties it to its account first (../../ecdsa/).
  */
 import pkcs11js from 'pkcs11js';
 import type { Pkcs11BackendConfig } from '../../config/signer-config.js';
@@ -82,7 +82,7 @@ export class Pkcs11Backend implements KeyBackend {
     private readonly ed25519Missing: string | undefined,
   ) {
     this.signInline = config.signInline;
-    this.ed25519 = new Ed25519TokenKeys(module, holder, config.cacheSize);
+    this.ed25519 = new Ed25519TokenKeys(module, holder, config.cacheSize, (op, fn) => this.timed(op, fn));
     this.cache = new KeyHandleCache({
       max: config.cacheSize,
       ttlMs: config.cacheTtlMs,
@@ -103,7 +103,9 @@ export class Pkcs11Backend implements KeyBackend {
       const kek = findRootKek(module, holder, config);
       const tombstones = TombstoneStore.load(module, holder);
       const pool = new SessionPool(module, slot, config.sessions);
-      return new Pkcs11Backend(module, holder, kek, pool, tombstones, config, observer, ed25519Missing);
+      const backend = new Pkcs11Backend(module, holder, kek, pool, tombstones, config, observer, ed25519Missing);
+      if (ed25519Missing === undefined) backend.ed25519.index(); // the token's keys remembered once, at start
+      return backend;
     } catch (err) {
       module.finalize();
       throw toSignerFault(err, 'PKCS#11 start');
@@ -162,9 +164,7 @@ export class Pkcs11Backend implements KeyBackend {
 
   /** The handle of an Ed25519 token key of this account (its account key must unwrap first). */
   private withEd25519Key<T>(account: DecodedKeyRef, wallet: DecodedKeyRef, fn: (h: pkcs11js.Handle) => Promise<T>) {
-    return this.withAccountKey(account, () =>
-      fn(this.timed('find_wallet_key', () => this.ed25519.find(wallet, account.blobHash))),
-    );
+    return this.withAccountKey(account, () => fn(this.ed25519.find(wallet, account.blobHash)));
   }
 
   private withAccountKey<T>(ref: DecodedKeyRef, fn: (handle: pkcs11js.Handle) => Promise<T>): Promise<T> {
@@ -391,7 +391,7 @@ export class Pkcs11Backend implements KeyBackend {
   async close(): Promise<void> {
     if (this.closed) return;
     this.cache.clear();
-    this.ed25519.clear();
+    this.ed25519.clear(); // token objects: forgotten, not destroyed
     this.closed = true;
     this.pool.close();
     this.module.closeSession(this.holder);
