@@ -62,7 +62,10 @@ export const SIGNER_ENTRIES: Entries = {
   TREASURY_PKCS11_KEK_LABEL: { meaning: 'label of the root KEK (AES-256, non-extractable) on the token' },
   TREASURY_PKCS11_SESSIONS: { meaning: 'PKCS#11 sessions the signer keeps open' },
   TREASURY_PKCS11_SIGN_INLINE: { meaning: '`when_alone`: sign on the main thread when no other call waits; `never`' },
-  TREASURY_SIGNER_KEY_CACHE_SIZE: { meaning: 'unwrapped key handles kept (`0`: none)' },
+  TREASURY_SIGNER_KEY_CACHE_SIZE: {
+    meaning:
+      'key handles kept: unwrapped keys, and Ed25519 wallet keys remembered at start and at their making (`0`: none)',
+  },
   TREASURY_SIGNER_KEY_CACHE_TTL_SECONDS: { meaning: 'how long an unwrapped key handle is kept' },
   TREASURY_SIGNER_ALLOWED_TOKENS: {
     meaning:
