@@ -56,6 +56,7 @@ import type {
   SignSolanaTransactionParams,
 } from './protocol/signer-protocol.js';
 import type { OwnerPolicies, PaymentReservation } from './owner-policy/owner-policies.js';
+import { signAfterCommitStarts } from './owner-policy/sign-after-commit-starts.js';
 import { attestWalletPolicy } from './owner-policy/policy-receipts.js';
 import { SignerFault } from './signer-error.js';
 import { signEd25519OfAccount } from './solana/ed25519-account-key.js';
@@ -174,7 +175,7 @@ export class SignerService {
         const target = { account_key_ref, wallet_key_ref, address, digest };
         const amount = BigInt(message.value);
         const payment = { accountKeyRef: account_key_ref, walletKeyRef: wallet_key_ref, address, amount };
-        return this.signPayment({ ...payment, payee: message.to }, this.digestSigning(target, context));
+        return this.signPayment({ ...payment, payee: message.to }, this.digestSigning(target, context), context);
       }
       case 'sign_permit2_witness_transfer': {
         const { account_key_ref, wallet_key_ref, address, domain, message } = request.params;
@@ -190,7 +191,8 @@ export class SignerService {
         const amount = BigInt(message.permitted.amount);
         const target = { account_key_ref, wallet_key_ref, address, digest };
         const payment = { accountKeyRef: account_key_ref, walletKeyRef: wallet_key_ref, address, amount };
-        return this.signPayment({ ...payment, payee: message.witness.to }, this.digestSigning(target, context));
+        const sign = this.digestSigning(target, context);
+        return this.signPayment({ ...payment, payee: message.witness.to }, sign, context);
       }
       case 'sign_eip2612_permit': {
         const { account_key_ref, wallet_key_ref, address, domain, message } = request.params;
@@ -283,14 +285,17 @@ export class SignerService {
    * (./owner-policy/), then `sign`. Signed after the spend committed; or, when the store foresees the spend allowed
    * (./owner-policy/spend-foresight.ts) and the wallet's ceilings have room, while it commits (`signWhileCommitting`).
    */
-  private async signPayment<R>(payment: Payment, sign: () => Promise<R>): Promise<R> {
+  private async signPayment<R>(payment: Payment, sign: () => Promise<R>, context: SignDigestOptions = {}): Promise<R> {
     const { address, amount } = payment;
     const owner = this.owner;
     if (!owner) return this.signTaken(payment, undefined, sign);
     const reservation = owner.reserve(address, amount, payment.payee, new Date(this.clock()));
     if (reservation.foreseen) {
       const taken = this.limits.wallets?.take(address, amount);
-      if (!taken || taken.ok) return this.signWhileCommitting(reservation, taken?.receipt, payment.walletKeyRef, sign);
+      if (!taken || taken.ok) {
+        const signing = signAfterCommitStarts(reservation, sign, context);
+        return this.signWhileCommitting(reservation, taken?.receipt, payment.walletKeyRef, signing);
+      }
       // The ceilings refuse: decided in the usual order (the policy's refusal first), and counted there.
     }
     const spend = await reservation.spend;
@@ -304,22 +309,18 @@ export class SignerService {
   }
 
   /**
-   * Asks the backend now (`sign`), with the wallet's ceilings already taken (`receipt`), and lets the signature out
-   * only once the reservation's spend resolved — committed in the signer's store. A refusal or a store failure
-   * discards the signature and gives the ceilings back; a signature that fails, or whose key's destroy started
-   * meanwhile, gives back both, as in `signTaken`.
+   * Lets `signing` (asked for with the wallet's ceilings already taken: `receipt`) out only once the reservation's
+   * spend committed in the signer's store. A refusal or a store failure discards it and gives the ceilings back; a
+   * signature that fails, or whose key's destroy started meanwhile, gives back both, as in `signTaken`.
    */
   private async signWhileCommitting<R>(
     reservation: PaymentReservation,
     receipt: LimitReceipt | undefined,
     walletKeyRef: string,
-    sign: () => Promise<R>,
+    signing: Promise<R>,
   ): Promise<R> {
-    const signing = sign();
     // Settled whatever happens to the spend: a signature that fails while the spend commits is no unhandled rejection.
     signing.catch(() => undefined);
-    // The signature is awaited anyway: its spend's commit may gather others' meanwhile.
-    reservation.waitFor?.(signing);
     let id: string | undefined;
     try {
       id = await reservation.spend;

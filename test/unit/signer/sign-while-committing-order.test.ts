@@ -1,0 +1,136 @@
+/**
+ * Which goes first when a payment is signed while its spend commits (signer/signer-service.ts): the store's batch
+ * starts at the end of the turn in which the spend was asked for (signer/owner-policy/spend-batcher.ts), and a
+ * signature the backend makes on the signer's main thread — when the signer holds no other request — holds that
+ * thread. Such a signature is asked for after the batch started, so that the store commits while the HSM signs,
+ * and the batch does not wait for it; with other requests held, it is asked for at once and the batch may gather
+ * until it is made. Either way the signature leaves only once the spend committed. The store here is in memory
+ * behind the real OwnerPolicies; its batch start is scheduled as the batcher schedules it.
+ */
+import assert from 'node:assert/strict';
+import { secp256k1 } from '@noble/curves/secp256k1.js';
+import type { KeyBackend } from '../../../signer/backends/key-backend.js';
+import { DEFAULT_SOLANA_INVARIANTS } from '../../../signer/config/solana-invariants.js';
+import { publicKeyToAddress } from '../../../signer/ecdsa/public-key-to-address.js';
+import { OwnerPolicies } from '../../../signer/owner-policy/owner-policies.js';
+import type { OwnerPolicyStore, ReservedSpend } from '../../../signer/owner-policy/owner-policy-store.js';
+import { signerRequestSchema } from '../../../signer/protocol/signer-protocol.js';
+import { SignerService } from '../../../signer/signer-service.js';
+import { SignerFault } from '../../../signer/signer-error.js';
+
+const USDC = {
+  name: 'USDC',
+  version: '2',
+  chainId: 84532,
+  verifyingContract: '0x036CbD53842c5426634e7929541eC2318f3dCF7e',
+};
+const PAYEE = '0x209693Bc6afc0C5328bA36FaF03C514EF312287C';
+const ACCOUNT = 'p11:v1:acct:test';
+const WALLET_REF = 'p11:v1:wal:a';
+
+/** A signer service over one in-memory key and an in-memory store whose spends commit when the test says. */
+function setUp() {
+  const secret = secp256k1.utils.randomSecretKey();
+  const address = publicKeyToAddress(secp256k1.getPublicKey(secret, false));
+  const events: string[] = [];
+  let commit!: (spend: ReservedSpend<unknown>) => void;
+  const waitedFor: Promise<unknown>[] = [];
+  const backend = {
+    kind: 'pkcs11' as const,
+    signDigest: async (_account: string, _ref: string, digest: Uint8Array) => {
+      events.push('signature asked');
+      return secp256k1.sign(digest, secret, { prehash: false });
+    },
+    isDestroyed: () => false,
+    walletKeyId: (ref: string) => ref,
+  };
+  const store = {
+    wallet: async () => ({
+      authority: { kind: 'owner', address: PAYEE },
+      current: { policy: { daily_cap_usd: '10' }, version: 1, policyHash: '0x00', issuedAt: 1, signature: '0x00' },
+      underAccount: true,
+    }),
+    reserveSpend: () => {
+      // The batcher starts a batch at the end of the turn in which its first spend was asked for.
+      setImmediate(() => events.push('commit started'));
+      return {
+        foreseen: true,
+        outcome: new Promise<ReservedSpend<unknown>>((resolve) => (commit = resolve)),
+        waitFor: (signing: Promise<unknown>) => void waitedFor.push(signing),
+      };
+    },
+    giveBack: async () => undefined,
+  };
+  const service = new SignerService({
+    backend: backend as unknown as KeyBackend,
+    invariants: {
+      allowedTokens: [{ chainId: USDC.chainId, address: USDC.verifyingContract.toLowerCase() }],
+      maxValue: 1_000_000n,
+      maxValiditySeconds: 3600,
+      permit2: '0x000000000022d473030f116ddee9f6b43ac78ba3',
+      permit2Spenders: [],
+      solana: DEFAULT_SOLANA_INVARIANTS,
+    },
+    ownerPolicies: new OwnerPolicies({ store: store as unknown as OwnerPolicyStore, approver: null }),
+  });
+  const pay = (alone: boolean) => {
+    const now = Math.floor(Date.now() / 1000);
+    const request = signerRequestSchema.parse({
+      v: 1,
+      id: '1',
+      method: 'sign_transfer_authorization',
+      params: {
+        account_key_ref: ACCOUNT,
+        wallet_key_ref: WALLET_REF,
+        address,
+        domain: USDC,
+        message: {
+          from: address,
+          to: PAYEE,
+          value: '1000',
+          validAfter: '0',
+          validBefore: String(now + 600),
+          nonce: `0x${'1'.padStart(64, '0')}`,
+        },
+      },
+    });
+    return service.handle(request, { alone: () => alone });
+  };
+  return { events, waitedFor, pay, commit: (spend: ReservedSpend<unknown>) => commit(spend) };
+}
+
+/** Lets the turns in which the batch starts and the signature is asked for run. */
+const turns = () => new Promise<void>((resolve) => setTimeout(resolve, 5));
+
+describe('a payment signed while its spend commits: the commit and the signature, in order', () => {
+  it('alone, the batch starts first and does not wait for the signature, which leaves after the commit', async () => {
+    const { events, waitedFor, pay, commit } = setUp();
+    let settled = false;
+    const paying = pay(true).finally(() => (settled = true));
+    await turns();
+    assert.deepEqual(events, ['commit started', 'signature asked']);
+    assert.equal(waitedFor.length, 0, 'the batch is not held for a signature that holds the thread');
+    assert.equal(settled, false, 'nothing leaves before the spend committed');
+    commit({ kind: 'recorded', id: 'spend-1', signed: true });
+    const result = (await paying) as { signature: string };
+    assert.match(result.signature, /^0x[0-9a-f]{130}$/);
+  });
+
+  it('with other requests held, the signature is asked for at once and the batch may gather until it is made', async () => {
+    const { events, waitedFor, pay, commit } = setUp();
+    const paying = pay(false);
+    await turns();
+    assert.deepEqual(events, ['signature asked', 'commit started']);
+    assert.equal(waitedFor.length, 1);
+    commit({ kind: 'recorded', id: 'spend-1', signed: true });
+    assert.match(((await paying) as { signature: string }).signature, /^0x[0-9a-f]{130}$/);
+  });
+
+  it('alone, a spend the commit refuses lets no signature out', async () => {
+    const { pay, commit } = setUp();
+    const paying = pay(true);
+    await turns();
+    commit({ kind: 'refused', refusal: { violations: [{ rule: 'daily_cap', message: 'over' }], version: 1 } });
+    await assert.rejects(paying, (e: unknown) => e instanceof SignerFault && e.code === 'policy_denied');
+  });
+});
