@@ -11,7 +11,6 @@ import { ed25519 } from '@noble/curves/ed25519.js';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { getAddressDecoder } from '@solana/kit';
 import type { KeyBackend } from '../../../signer/backends/key-backend.js';
-import { DEFAULT_SOLANA_INVARIANTS } from '../../../signer/config/solana-invariants.js';
 import { publicKeyToAddress } from '../../../signer/ecdsa/public-key-to-address.js';
 import { WalletLimiter } from '../../../signer/limits/wallet-limiter.js';
 import { OwnerPolicies } from '../../../signer/owner-policy/owner-policies.js';
@@ -19,14 +18,13 @@ import type { OwnerPolicyStore, ReservedSpend, WalletRecord } from '../../../sig
 import { signerRequestSchema } from '../../../signer/protocol/signer-protocol.js';
 import { SignerService } from '../../../signer/signer-service.js';
 import { SignerFault } from '../../../signer/signer-error.js';
+import {
+  TEST_PAYEE,
+  testSignerInvariants,
+  transferAuthorizationRequest,
+} from '../../support/signer-service-fixtures.js';
 
-const USDC = {
-  name: 'USDC',
-  version: '2',
-  chainId: 84532,
-  verifyingContract: '0x036CbD53842c5426634e7929541eC2318f3dCF7e',
-};
-const PAYEE = '0x209693Bc6afc0C5328bA36FaF03C514EF312287C';
+const PAYEE = TEST_PAYEE;
 const ACCOUNT = 'p11:v1:acct:test';
 
 function deferred<T = void>() {
@@ -125,14 +123,7 @@ function service(options: ServiceOptions = {}) {
   const early: string[] = [];
   const signer = new SignerService({
     backend: backend as unknown as KeyBackend,
-    invariants: {
-      allowedTokens: [{ chainId: USDC.chainId, address: USDC.verifyingContract.toLowerCase() }],
-      maxValue: 1_000_000n,
-      maxValiditySeconds: 3600,
-      permit2: '0x000000000022d473030f116ddee9f6b43ac78ba3',
-      permit2Spenders: [],
-      solana: DEFAULT_SOLANA_INVARIANTS,
-    },
+    invariants: testSignerInvariants(),
     limits: { wallets },
     ownerPolicies: options.store
       ? new OwnerPolicies({ store: options.store as unknown as OwnerPolicyStore, approver: null })
@@ -146,21 +137,8 @@ function service(options: ServiceOptions = {}) {
   const call = (method: string, params: unknown) =>
     signer.handle(signerRequestSchema.parse({ v: 1, id: String(nonce++), method, params }));
   const pay = (w: { wallet_key_ref: string; address: string }) => {
-    const now = Math.floor(Date.now() / 1000);
-    return call('sign_transfer_authorization', {
-      account_key_ref: ACCOUNT,
-      wallet_key_ref: w.wallet_key_ref,
-      address: w.address,
-      domain: USDC,
-      message: {
-        from: w.address,
-        to: PAYEE,
-        value: '1000',
-        validAfter: '0',
-        validBefore: String(now + 600),
-        nonce: `0x${(nonce++).toString(16).padStart(64, '0')}`,
-      },
-    });
+    const wallet = { accountKeyRef: ACCOUNT, walletKeyRef: w.wallet_key_ref, address: w.address };
+    return signer.handle(transferAuthorizationRequest(wallet, nonce++, String(nonce++)));
   };
   const destroy = (w: { wallet_key_ref: string; address?: string }) =>
     call('destroy_wallet_key', { account_key_ref: ACCOUNT, ...w });

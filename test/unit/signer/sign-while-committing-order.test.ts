@@ -10,23 +10,16 @@
 import assert from 'node:assert/strict';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import type { KeyBackend } from '../../../signer/backends/key-backend.js';
-import { DEFAULT_SOLANA_INVARIANTS } from '../../../signer/config/solana-invariants.js';
 import { publicKeyToAddress } from '../../../signer/ecdsa/public-key-to-address.js';
 import { OwnerPolicies } from '../../../signer/owner-policy/owner-policies.js';
 import type { OwnerPolicyStore, ReservedSpend } from '../../../signer/owner-policy/owner-policy-store.js';
-import { signerRequestSchema } from '../../../signer/protocol/signer-protocol.js';
 import { SignerService } from '../../../signer/signer-service.js';
 import { SignerFault } from '../../../signer/signer-error.js';
-
-const USDC = {
-  name: 'USDC',
-  version: '2',
-  chainId: 84532,
-  verifyingContract: '0x036CbD53842c5426634e7929541eC2318f3dCF7e',
-};
-const PAYEE = '0x209693Bc6afc0C5328bA36FaF03C514EF312287C';
-const ACCOUNT = 'p11:v1:acct:test';
-const WALLET_REF = 'p11:v1:wal:a';
+import {
+  TEST_PAYEE,
+  testSignerInvariants,
+  transferAuthorizationRequest,
+} from '../../support/signer-service-fixtures.js';
 
 /** A signer service over one in-memory key and an in-memory store whose spends commit when the test says. */
 function setUp() {
@@ -46,7 +39,7 @@ function setUp() {
   };
   const store = {
     wallet: async () => ({
-      authority: { kind: 'owner', address: PAYEE },
+      authority: { kind: 'owner', address: TEST_PAYEE },
       current: { policy: { daily_cap_usd: '10' }, version: 1, policyHash: '0x00', issuedAt: 1, signature: '0x00' },
       underAccount: true,
     }),
@@ -63,39 +56,11 @@ function setUp() {
   };
   const service = new SignerService({
     backend: backend as unknown as KeyBackend,
-    invariants: {
-      allowedTokens: [{ chainId: USDC.chainId, address: USDC.verifyingContract.toLowerCase() }],
-      maxValue: 1_000_000n,
-      maxValiditySeconds: 3600,
-      permit2: '0x000000000022d473030f116ddee9f6b43ac78ba3',
-      permit2Spenders: [],
-      solana: DEFAULT_SOLANA_INVARIANTS,
-    },
+    invariants: testSignerInvariants(),
     ownerPolicies: new OwnerPolicies({ store: store as unknown as OwnerPolicyStore, approver: null }),
   });
-  const pay = (alone: boolean) => {
-    const now = Math.floor(Date.now() / 1000);
-    const request = signerRequestSchema.parse({
-      v: 1,
-      id: '1',
-      method: 'sign_transfer_authorization',
-      params: {
-        account_key_ref: ACCOUNT,
-        wallet_key_ref: WALLET_REF,
-        address,
-        domain: USDC,
-        message: {
-          from: address,
-          to: PAYEE,
-          value: '1000',
-          validAfter: '0',
-          validBefore: String(now + 600),
-          nonce: `0x${'1'.padStart(64, '0')}`,
-        },
-      },
-    });
-    return service.handle(request, { alone: () => alone });
-  };
+  const wallet = { accountKeyRef: 'p11:v1:acct:test', walletKeyRef: 'p11:v1:wal:a', address };
+  const pay = (alone: boolean) => service.handle(transferAuthorizationRequest(wallet, 1), { alone: () => alone });
   return { events, waitedFor, pay, commit: (spend: ReservedSpend<unknown>) => commit(spend) };
 }
 
