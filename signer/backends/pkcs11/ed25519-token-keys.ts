@@ -11,17 +11,18 @@
  * a label rewritten to move a key to another account (CKA_MODIFIABLE false).
  * Known limits: the binding is checked by this code, not enforced by the HSM: whoever holds the user PIN
  * can sign with every token object (as they can unwrap every wrapped key). Each key takes token storage
- * (capacity), and backing the keys up means backing the token up. A key's handle is remembered from its making, and
- * the token's keys from the start (`index`), up to TREASURY_SIGNER_KEY_CACHE_SIZE keys; a key past that is searched
- * for, and a search costs in proportion to the objects the token holds (about 30 µs an object on SoftHSM 2.6.1). A token that can wrap Edwards keys
- * (SoftHSM ≥ 2.7, PKCS#11 3.0 HSMs) could use the wrapped path of the secp256k1 keys instead.
+ * (capacity), and backing the keys up means backing the token up. A key's handle is remembered from its making,
+ * and the token's keys from the start (`index`), up to TREASURY_SIGNER_KEY_CACHE_SIZE keys; a key past that is
+ * searched for, and a search costs in proportion to the objects the token holds (about 30 µs an object on SoftHSM
+ * 2.6.1). A token that can wrap Edwards keys (SoftHSM ≥ 2.7, PKCS#11 3.0 HSMs) could use the wrapped path of the
+ * secp256k1 keys instead.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import pkcs11js from 'pkcs11js';
 import { SignerFault } from '../../signer-error.js';
 import { ckrCode } from './ckr-error-map.js';
-import { ED25519_ID_BYTES, type DecodedKeyRef } from './pkcs11-key-ref.js';
+import { blobHash, ED25519_ID_BYTES, type DecodedKeyRef } from './pkcs11-key-ref.js';
 import type { Pkcs11Module } from './pkcs11-module.js';
 
 /** PKCS#11 3.0 numbers that pkcs11js 2.1.7 (2.40 headers) does not name. */
@@ -80,9 +81,6 @@ function generateEd25519PrivateKey(id: Buffer, label: string): pkcs11js.Template
 /** A remembered handle's key: the account the key is bound to and the hash of its CKA_ID (a reference's blobHash). */
 const handleKey = (accountBlobHash: string, walletBlobHash: string) => `${accountBlobHash}:${walletBlobHash}`;
 
-/** The hash a decoded reference carries for this CKA_ID (./pkcs11-key-ref.ts: SHA-256 of the blob, hex). */
-const idHash = (id: Buffer) => createHash('sha256').update(id).digest('hex');
-
 /** The account hash a label names, if it is one of this module's labels (prefix and 64 lowercase hex digits). */
 function labelAccount(label: Buffer | undefined): string | undefined {
   const text = label instanceof Buffer ? label.toString('utf8') : undefined;
@@ -111,7 +109,7 @@ export class Ed25519TokenKeys {
     private readonly session: pkcs11js.Handle,
     cacheSize: number,
     /** Runs a search of the token, timed as the HSM operation `op` (the backend's metrics). */
-    private readonly timed: <T>(op: string, fn: () => T) => T = (_op, fn) => fn(),
+    private readonly timed: <T>(op: string, fn: () => T) => T,
   ) {
     this.handles = cacheSize > 0 ? new LRUCache({ max: cacheSize }) : undefined;
   }
@@ -132,7 +130,7 @@ export class Ed25519TokenKeys {
     try {
       const [point] = p11.C_GetAttributeValue(this.session, pair.publicKey, [{ type: pkcs11js.CKA_EC_POINT }]);
       const publicKey = rawPublicKey(point?.value);
-      this.handles?.set(handleKey(accountBlobHash, idHash(id)), pair.privateKey);
+      this.handles?.set(handleKey(accountBlobHash, blobHash(id)), pair.privateKey);
       return { id, publicKey };
     } catch (err) {
       // A key whose public half could not be read is never referenced: do not leave it in the token.
@@ -171,7 +169,7 @@ export class Ed25519TokenKeys {
       ]);
       const account = labelAccount(label?.value);
       if (!(id?.value instanceof Buffer) || id.value.length !== ED25519_ID_BYTES || account === undefined) continue;
-      const key = idHash(id.value);
+      const key = blobHash(id.value);
       byId.set(key, byId.has(key) ? undefined : { handle, account });
     }
     let remembered = 0;

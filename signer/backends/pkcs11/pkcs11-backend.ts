@@ -22,8 +22,8 @@
  * except for a signature asked for while the signer holds no other request (`signInline: 'when_alone'`, the
  * default): the hand-off to a worker thread and back costs two wake-ups (≈ 150 µs of machine CPU per payment at
  * 400/s on the VM of docs/performance.md). Under load signing stays parallel. Ed25519 always runs on a libuv thread.
- * A new wallet key is cached at its creation (an Ed25519 one by handle), so its first signature costs no unwrap or
- * search. A key of the other curve is `invariant_violation`; the service ties it to its account first (../../ecdsa/).
+ * A new wallet key is cached at its creation (an Ed25519 one by handle): its first signature costs no unwrap or search.
+ * Another curve's key is `invariant_violation`; the service ties keys to accounts first (../../ecdsa/, ../../solana/).
  */
 import pkcs11js from 'pkcs11js';
 import type { Pkcs11BackendConfig } from '../../config/signer-config.js';

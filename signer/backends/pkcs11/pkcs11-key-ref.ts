@@ -41,6 +41,9 @@ export function encodeKeyRef(kind: KeyRefKind, blob: Buffer): string {
  */
 const decoded = new LRUCache<string, Readonly<DecodedKeyRef>>({ max: 10_000 });
 
+/** A blob's cache and tombstone key: the hex SHA-256 of the wrapped key (or of an Ed25519 key's CKA_ID). */
+export const blobHash = (blob: Buffer): string => createHash('sha256').update(blob).digest('hex');
+
 /** Parses any PKCS#11 key reference (either kind), refusing non-canonical encodings. */
 export function decodeKeyRef(ref: string): Readonly<DecodedKeyRef> {
   const known = decoded.get(ref);
@@ -58,7 +61,7 @@ export function decodeKeyRef(ref: string): Readonly<DecodedKeyRef> {
   const result = Object.freeze({
     kind,
     blob,
-    blobHash: createHash('sha256').update(blob).digest('hex'),
+    blobHash: blobHash(blob),
   });
   decoded.set(ref, result);
   return result;
