@@ -13,7 +13,8 @@
  * median and range of the rounds' ratios), and the CPU per payment of its API and of its signer (their processes'
  * own counters, which other work on the machine moves far less than the rates), with PostgreSQL's and the machine's.
  *
- * Options (env): BENCH_PAY_ROOTS (`label=path,…`, at least two; e.g. `base=/tmp/base,new=.`; each checkout built
+ * Options (env): BENCH_PAY_ROOTS (`label=path,…`, at least two; e.g. `base=/tmp/base,new=.`; `label=path=KEY:VALUE;…`
+ * also sets that checkout's signer's environment, ./support/bench-checkouts.ts; each checkout built
  * with `npm run build`, or run from its sources through tsx), BENCH_ROUNDS (default 10: one slice of each checkout a
  * round), BENCH_CONCURRENCY (default 32), BENCH_WALLETS (default 1000, shared out). The checkouts must agree on the
  * database's schema: it is migrated by this checkout. Not for tests: it leaves its temporary directory's removal to
@@ -38,6 +39,7 @@ import {
   stopChild,
 } from './support/service-bench-parts.js';
 import { benchSignerEnv } from './support/bench-token.js';
+import { parseBenchCheckouts, type BenchCheckout } from './support/bench-checkouts.js';
 import { childNodeFlags } from './support/pay-bench-services.js';
 import { driveAlternating, drive, type AlternatedResult } from './support/closed-loop.js';
 import { KeepAliveLoadClient } from './support/keep-alive-load-client.js';
@@ -52,16 +54,8 @@ const USDC = '0x036CbD53842c5426634e7929541eC2318f3dCF7e';
 const SELLER = '0x209693Bc6afc0C5328bA36FaF03C514EF312287C';
 
 /** BENCH_PAY_ROOTS read: each checkout's label and absolute path. */
-function roots(): Array<{ label: string; root: string }> {
-  const spec = process.env.BENCH_PAY_ROOTS ?? '';
-  const parsed = spec
-    .split(',')
-    .filter(Boolean)
-    .map((entry) => {
-      const at = entry.indexOf('=');
-      if (at <= 0) throw new Error(`BENCH_PAY_ROOTS: expected label=path, got ${entry}`);
-      return { label: entry.slice(0, at), root: path.resolve(entry.slice(at + 1)) };
-    });
+function roots(): BenchCheckout[] {
+  const parsed = parseBenchCheckouts(process.env.BENCH_PAY_ROOTS ?? '', 'BENCH_PAY_ROOTS');
   if (parsed.length < 2) throw new Error('BENCH_PAY_ROOTS names at least two checkouts: label=path,label=path');
   return parsed;
 }
@@ -100,13 +94,13 @@ async function main(): Promise<void> {
     const admin = `adm_${randomBytes(24).toString('base64url')}`;
     let load: PayLoad | undefined;
     let firstPort = 0;
-    for (const { label, root } of checkouts) {
+    for (const { label, root, signerEnv } of checkouts) {
       process.stderr.write(`• starting ${label}'s treasury-signer and treasury-api (${root}, ${benchCode(root)})\n`);
       const socket = path.join(dir, `signer-${paths.length}.sock`);
       const signer = (
         await startTsChild('signer/main.ts', {
           root,
-          env: { TREASURY_SIGNER_SOCKET: socket, ...benchSignerEnv(token) },
+          env: { TREASURY_SIGNER_SOCKET: socket, ...benchSignerEnv(token), ...signerEnv },
           nodeFlags: childNodeFlags('signer/main.ts'),
           ready: (line) => line.includes('"msg":"signer ready"'),
         })

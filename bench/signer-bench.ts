@@ -28,6 +28,7 @@ import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { benchSignerEnv, openBenchBackend } from './support/bench-token.js';
+import { parseBenchCheckouts, type BenchCheckout } from './support/bench-checkouts.js';
 import { measureSignerRatioBound, signerRatioBoundLine, type SignerRatioBound } from './support/signer-ratio-bound.js';
 import { SignerClient } from '../signer/protocol/signer-client.js';
 import { startEmbeddedPostgres } from '../src/api/db/embedded-postgres.js';
@@ -76,26 +77,10 @@ interface Variant {
   pgCpu: number;
 }
 
-interface Checkout {
-  label: string;
-  root: string;
-  /** Extra environment for this checkout's signer processes. */
-  env: Record<string, string>;
-}
-
-function roots(): Checkout[] {
+function roots(): BenchCheckout[] {
   const spec = process.env.BENCH_SIGNER_ROOTS;
-  if (!spec) return [{ label: 'signer', root: ROOT, env: {} }];
-  return spec.split(',').map((entry) => {
-    const [label, dir, settings] = entry.split('=');
-    const env = Object.fromEntries(
-      (settings ?? '')
-        .split(';')
-        .filter((s) => s.includes(':'))
-        .map((s) => [s.slice(0, s.indexOf(':')), s.slice(s.indexOf(':') + 1)]),
-    );
-    return { label: label!, root: path.resolve(dir!), env };
-  });
+  if (!spec) return [{ label: 'signer', root: ROOT, signerEnv: {} }];
+  return parseBenchCheckouts(spec, 'BENCH_SIGNER_ROOTS');
 }
 
 /**
@@ -160,7 +145,7 @@ function variant(name: string, pid: number | undefined, once: () => Promise<unkn
 }
 
 /** A checkout's signer without the store, on one wallet: a variant per client connection count asked for. */
-async function bareVariants(run: Run, { label, root, env }: Checkout): Promise<Variant[]> {
+async function bareVariants(run: Run, { label, root, signerEnv: env }: BenchCheckout): Promise<Variant[]> {
   const socketPath = path.join(run.dir, `${label}-bare.sock`);
   const bare = await startSigner(root, { ...signerEnv(run), ...env, TREASURY_SIGNER_SOCKET: socketPath });
   run.children.push(bare);
@@ -180,7 +165,11 @@ async function bareVariants(run: Run, { label, root, env }: Checkout): Promise<V
 }
 
 /** A checkout's signer with its store, on a wallet without a signed policy and on one whose policy is signed. */
-async function storeVariants(run: Run, { label, root, env }: Checkout, admin: pg.Pool): Promise<Variant[]> {
+async function storeVariants(
+  run: Run,
+  { label, root, signerEnv: env }: BenchCheckout,
+  admin: pg.Pool,
+): Promise<Variant[]> {
   const db = `signer_${label.replace(/[^a-z0-9]/gi, '_')}`;
   await admin.query(`CREATE DATABASE ${db}`);
   const socketPath = path.join(run.dir, `${label}-store.sock`);
