@@ -16,14 +16,13 @@
  */
 import type { Knex } from 'knex';
 import { PERMIT2_ADDRESS } from '@x402/evm';
-import { buildAuditRow, type AuditHead } from '../audit/audit-ledger.js';
 import { runStatement, withWalletTransaction } from '../db/wallet-transaction.js';
 import type { ChainInfo } from '../../shared/chain-registry.js';
 import { AppError } from '../errors/app-error.js';
 import type { SignerGateway } from '../signing/signer-gateway.js';
 import type { CallContext } from './pay-types.js';
 import type { PaymentAuthorization } from './payment-authorization.js';
-import { auditValues, INSERT_AUDIT } from './store/pay-statements.js';
+import { appendWalletAudit } from './store/pay-statements.js';
 
 /** `extensions.eip2612GasSponsoring.info` minus what the seller declared (description, version: echoed by the buyer). */
 export interface Eip2612PermitInfo {
@@ -75,12 +74,7 @@ export async function signEip2612Permit(
   });
   // Recorded before it leaves: the permit's terms (not its signature) at the head of the wallet's chain.
   await withWalletTransaction(deps.knex, ctx.walletId, async (tx) => {
-    const [head] = await tx.query<AuditHead>(
-      'SELECT seq, hash FROM audit_events WHERE chain_key = ? ORDER BY seq DESC LIMIT 1',
-      [ctx.walletId],
-      'treasury_audit_head_v1',
-    );
-    const row = buildAuditRow(head ?? null, {
+    await appendWalletAudit(tx, {
       chainKey: ctx.walletId,
       eventType: 'payment.permit_signed',
       actor: ctx.actor,
@@ -96,7 +90,6 @@ export async function signEip2612Permit(
       },
       at: deps.clock(),
     });
-    await tx.query(INSERT_AUDIT, auditValues(row), 'treasury_audit_append_v1');
   });
   return {
     from: owner,

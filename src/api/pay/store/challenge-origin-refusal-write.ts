@@ -9,10 +9,9 @@
  * that fails otherwise (the caller answers the refusal all the same, without a decision id).
  */
 import type { Knex } from 'knex';
-import { buildAuditRow, type AuditHead } from '../../audit/audit-ledger.js';
 import { withWalletTransaction } from '../../db/wallet-transaction.js';
 import { AppError } from '../../errors/app-error.js';
-import { auditValues, INSERT_AUDIT } from './pay-statements.js';
+import { appendWalletAudit } from './pay-statements.js';
 
 export interface ChallengeOriginRefusalRow {
   id: string;
@@ -57,12 +56,7 @@ export function writeChallengeOriginRefusal(knex: Knex, row: ChallengeOriginRefu
       [row.id, row.walletId, row.amountMicro.toString(), row.to, row.capability, JSON.stringify([violation]), row.at],
       'treasury_challenge_origin_denial_v1',
     );
-    const [head] = await tx.query<AuditHead>(
-      'SELECT seq, hash FROM audit_events WHERE chain_key = ? ORDER BY seq DESC LIMIT 1',
-      [row.walletId],
-      'treasury_audit_head_v1',
-    );
-    const audit = buildAuditRow(head ?? null, {
+    await appendWalletAudit(tx, {
       chainKey: row.walletId,
       eventType: 'policy.denied',
       actor: row.actor,
@@ -78,6 +72,5 @@ export function writeChallengeOriginRefusal(knex: Knex, row: ChallengeOriginRefu
       },
       at: row.at,
     });
-    await tx.query(INSERT_AUDIT, auditValues(audit), 'treasury_audit_append_v1');
   });
 }

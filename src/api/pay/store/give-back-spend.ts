@@ -9,9 +9,8 @@
  * Does not defend: giving back more than was counted — callers give back at most what the payment added.
  */
 import type { policyWindows } from '../../../../policy/policy-windows.js';
-import { buildAuditRow, type AuditHead } from '../../audit/audit-ledger.js';
 import type { WalletTx } from '../../db/wallet-transaction.js';
-import { auditValues, INSERT_AUDIT, isoDate } from './pay-statements.js';
+import { appendWalletAudit, isoDate } from './pay-statements.js';
 
 export async function giveBackSpend(
   tx: WalletTx,
@@ -50,11 +49,5 @@ export async function giveBackSpend(
       'treasury_give_back_pat_total_v1',
     );
   }
-  const [head] = await tx.query<AuditHead>(
-    'SELECT seq, hash FROM audit_events WHERE chain_key = ? ORDER BY seq DESC LIMIT 1',
-    [walletId],
-    'treasury_audit_head_v1',
-  );
-  const row = buildAuditRow(head ?? null, { chainKey: walletId, ...audit });
-  await tx.query(INSERT_AUDIT, auditValues(row), 'treasury_audit_append_v1');
+  await appendWalletAudit(tx, { chainKey: walletId, ...audit });
 }

@@ -1,8 +1,13 @@
 /**
  * The pay path's fixed SQL: the wallet snapshot read (one statement, one consistent snapshot) and the audit
  * append of a locked transaction (decisions are written by ./decision-write.ts).
+ *
+ * Defends: a wallet's audit chain appended out of order — `appendWalletAudit` reads the chain's head and writes
+ * the next row in the caller's wallet transaction, whose lock every writer of that chain holds (the unique
+ * (chain_key, seq) refuses a row that raced past it all the same).
  */
-import type { buildAuditRow } from '../../audit/audit-ledger.js';
+import { buildAuditRow, type AuditEventInput, type AuditHead } from '../../audit/audit-ledger.js';
+import type { WalletTx } from '../../db/wallet-transaction.js';
 import { VELOCITY_TIMES_KEPT } from '../velocity-window.js';
 
 // The last payment time (cooling-off) is the newest authorization of the wallet, released ones included
@@ -31,25 +36,17 @@ export const SNAPSHOT_SQL = `SELECT w.*, a.account_key_ref,
 /** A UTC calendar date as YYYY-MM-DD, as the window-start parameters take it (window starts are 00:00 UTC). */
 export const isoDate = (d: Date): string => d.toISOString().slice(0, 10);
 
-export const INSERT_AUDIT = `INSERT INTO audit_events (chain_key, seq, event_type, actor, payload, prev_hash, hash, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`;
+const INSERT_AUDIT = `INSERT INTO audit_events (chain_key, seq, event_type, actor, payload, prev_hash, hash, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`;
+const AUDIT_HEAD = 'SELECT seq, hash FROM audit_events WHERE chain_key = ? ORDER BY seq DESC LIMIT 1';
+
 /** audit_events values in INSERT_AUDIT's order. */
-export type AuditValues = [
-  chainKey: string,
-  seq: number,
-  eventType: string,
-  actor: string,
-  payload: string,
-  prevHash: string,
-  hash: string,
-  at: Date,
-];
-export const auditValues = (r: ReturnType<typeof buildAuditRow>): AuditValues => [
-  r.chain_key,
-  r.seq,
-  r.event_type,
-  r.actor,
-  r.payload,
-  r.prev_hash,
-  r.hash,
-  r.created_at,
-];
+function auditValues(r: ReturnType<typeof buildAuditRow>): unknown[] {
+  return [r.chain_key, r.seq, r.event_type, r.actor, r.payload, r.prev_hash, r.hash, r.created_at];
+}
+
+/** Appends `event` at the head of its wallet's chain, inside that wallet's locked transaction `tx`. */
+export async function appendWalletAudit(tx: WalletTx, event: AuditEventInput): Promise<void> {
+  const [head] = await tx.query<AuditHead>(AUDIT_HEAD, [event.chainKey], 'treasury_audit_head_v1');
+  const row = buildAuditRow(head ?? null, event);
+  await tx.query(INSERT_AUDIT, auditValues(row), 'treasury_audit_append_v1');
+}

@@ -8,10 +8,9 @@
  * row. Does not defend: the refusal itself (the signer's), nor a write that fails (the caller answers then
  * without a decision id).
  */
-import { buildAuditRow, type AuditHead } from '../../audit/audit-ledger.js';
 import { withWalletTransaction } from '../../db/wallet-transaction.js';
 import type { Knex } from 'knex';
-import { auditValues, INSERT_AUDIT } from './pay-statements.js';
+import { appendWalletAudit } from './pay-statements.js';
 
 export interface SignerDenialRow {
   id: string;
@@ -46,12 +45,7 @@ export function writeSignerDenial(knex: Knex, row: SignerDenialRow): Promise<voi
       ],
       'treasury_signer_denial_v1',
     );
-    const [head] = await tx.query<AuditHead>(
-      'SELECT seq, hash FROM audit_events WHERE chain_key = ? ORDER BY seq DESC LIMIT 1',
-      [row.walletId],
-      'treasury_audit_head_v1',
-    );
-    const audit = buildAuditRow(head ?? null, {
+    await appendWalletAudit(tx, {
       chainKey: row.walletId,
       eventType: 'policy.denied',
       actor: row.actor,
@@ -67,6 +61,5 @@ export function writeSignerDenial(knex: Knex, row: SignerDenialRow): Promise<voi
       },
       at: row.at,
     });
-    await tx.query(INSERT_AUDIT, auditValues(audit), 'treasury_audit_append_v1');
   });
 }
