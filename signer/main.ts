@@ -23,6 +23,7 @@ import { pino } from 'pino';
 import { createKeyBackend, type BackendObserver } from './backends/create-key-backend.js';
 import type { KeyBackend } from './backends/key-backend.js';
 import { loadSignerConfig, SignerConfigError, type SignerConfig } from './config/signer-config.js';
+import { hsmThreadShortfall } from './config/hsm-threads.js';
 import { RECOVERY_IMPLEMENTATION } from './ecdsa/recover-public-key.js';
 import { persistLimits, type LimitsPersistence } from './limits/limits-state-file.js';
 import { WalletLimiter } from './limits/wallet-limiter.js';
@@ -53,6 +54,7 @@ function writeFatal(msg: string, err: unknown): void {
 async function main(): Promise<void> {
   const config = loadSignerConfig();
   const log = createLog(config);
+  warnOfThreadShortfall(config, log);
   let persistence: LimitsPersistence | undefined;
   exitOnCrash(() => persistence);
 
@@ -220,13 +222,26 @@ function backendObserver(metrics: SignerMetrics): BackendObserver {
   };
 }
 
+/** Sessions that cannot sign at once for lack of libuv threads (./config/hsm-threads.ts), said once at start. */
+function warnOfThreadShortfall(config: SignerConfig, log: ReturnType<typeof createLog>): void {
+  const shortfall = hsmThreadShortfall(
+    config.backend.kind === 'pkcs11' ? config.backend.sessions : undefined,
+    config.libuvThreads,
+  );
+  if (!shortfall) return;
+  log.warn(
+    { sessions: shortfall.sessions, libuv_threads: shortfall.threads },
+    `TREASURY_PKCS11_SESSIONS is ${shortfall.sessions} but libuv runs the HSM's calls on ${shortfall.threads} threads: at most ${shortfall.threads} signatures at once; start the signer with UV_THREADPOOL_SIZE=${shortfall.sessions} or more (docs/deploy-hsm.md)`,
+  );
+}
+
 /** What the `signer ready` line says of the configuration: no secret (the PIN is never in it). */
 function readyFields(config: SignerConfig) {
   return {
     socket: config.socketPath,
     backend: config.backend.kind,
     ...(config.backend.kind === 'pkcs11'
-      ? { token: config.backend.tokenLabel, sessions: config.backend.sessions }
+      ? { token: config.backend.tokenLabel, sessions: config.backend.sessions, libuv_threads: config.libuvThreads }
       : {
           kms_region: config.backend.region,
           kms_endpoint: config.backend.endpoint ?? null,

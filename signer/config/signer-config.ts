@@ -26,6 +26,7 @@ import {
   refuseCredentialVariables,
   type AwsKmsBackendConfig,
 } from './aws-kms-config.js';
+import { LIBUV_DEFAULT_THREADS, LIBUV_MAX_THREADS } from './hsm-threads.js';
 import { ownerPolicyEnvShape, parseOwnerPolicyConfig, type OwnerPolicyConfig } from './owner-policy-config.js';
 import { SignerConfigError } from './signer-config-error.js';
 import { isProductionMode, signerProductionProblems } from './signer-production-mode.js';
@@ -83,6 +84,8 @@ const envSchema = z.object({
   TREASURY_PKCS11_PIN_FILE: z.string().min(1).optional(),
   TREASURY_PKCS11_KEK_LABEL: z.string().min(1).max(64).default('treasury-root-kek'),
   TREASURY_PKCS11_SESSIONS: z.coerce.number().int().min(1).max(64).default(4),
+  /** Node's own variable, read by libuv when the process starts: the threads a PKCS#11 C_Sign runs on (./hsm-threads.ts). */
+  UV_THREADPOOL_SIZE: z.coerce.number().int().min(1).max(LIBUV_MAX_THREADS).default(LIBUV_DEFAULT_THREADS),
   TREASURY_PKCS11_SIGN_INLINE: z.enum(['when_alone', 'never']).default('when_alone'),
   TREASURY_SIGNER_KEY_CACHE_SIZE: z.coerce.number().int().min(0).max(100_000).default(10_000),
   TREASURY_SIGNER_KEY_CACHE_TTL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(900),
@@ -200,6 +203,8 @@ export interface SignerConfig {
   exitWithParent: boolean;
   /** The owner-signed policies' store and approver; undefined: off (the signer's own limits only). */
   ownerPolicies: OwnerPolicyConfig | undefined;
+  /** libuv's thread pool as this process started with it (UV_THREADPOOL_SIZE): at most this many C_Sign at once. */
+  libuvThreads: number;
 }
 
 function readPin(env: z.infer<typeof envSchema>): string {
@@ -319,6 +324,7 @@ export function loadSignerConfig(env: NodeJS.ProcessEnv = process.env): SignerCo
     logLevel: e.TREASURY_SIGNER_LOG_LEVEL,
     exitWithParent: e.TREASURY_EXIT_WITH_PARENT === '1',
     ownerPolicies,
+    libuvThreads: e.UV_THREADPOOL_SIZE,
   });
 }
 

@@ -60,7 +60,14 @@ export const SIGNER_ENTRIES: Entries = {
     meaning: 'file holding the user PIN; refused if other users can read it (a mounted secret)',
   },
   TREASURY_PKCS11_KEK_LABEL: { meaning: 'label of the root KEK (AES-256, non-extractable) on the token' },
-  TREASURY_PKCS11_SESSIONS: { meaning: 'PKCS#11 sessions the signer keeps open' },
+  TREASURY_PKCS11_SESSIONS: {
+    meaning:
+      'PKCS#11 sessions the signer keeps open; as many sign at once only with as many libuv threads (`UV_THREADPOOL_SIZE`)',
+  },
+  UV_THREADPOOL_SIZE: {
+    meaning:
+      'Node\'s variable, read when the process starts: the threads the HSM\'s calls run on (1–1024); the signer warns at start when `TREASURY_PKCS11_SESSIONS` is larger (docs/deploy-hsm.md, "Sessions and threads")',
+  },
   TREASURY_PKCS11_SIGN_INLINE: { meaning: '`when_alone`: sign on the main thread when no other call waits; `never`' },
   TREASURY_SIGNER_KEY_CACHE_SIZE: {
     meaning:

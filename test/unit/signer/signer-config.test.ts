@@ -50,6 +50,7 @@ const BAD_VALUES = {
     TREASURY_SIGNER_WALLET_SIGNATURES_PER_MINUTE: ['0'],
     TREASURY_SIGNER_WALLET_RECEIPTS_PER_MINUTE: ['0', '1000001', '1.5'],
     TREASURY_SIGNER_WALLET_RECEIPTS_PER_HOUR: ['0', 'many'],
+    UV_THREADPOOL_SIZE: ['0', '1025', 'many', '2.5'],
   },
   awsKms: {
     TREASURY_KMS_ALIAS_PREFIX: ['aws', 'a b'],
@@ -74,6 +75,7 @@ describe('signer configuration', () => {
     assert.equal(p11(config.backend).tokenLabel, 'treasury');
     assert.equal(p11(config.backend).kekLabel, 'treasury-root-kek');
     assert.equal(p11(config.backend).sessions, 4);
+    assert.equal(config.libuvThreads, 4);
     assert.equal(p11(config.backend).signInline, 'when_alone');
     assert.deepEqual(config.invariants.allowedTokens, [
       { chainId: 84532, address: '0x036cbd53842c5426634e7929541ec2318f3dcf7e' },
@@ -199,8 +201,10 @@ describe('signer configuration', () => {
       TREASURY_PKCS11_SESSIONS: '8',
       TREASURY_SIGNER_METRICS_PORT: '9464',
       TREASURY_PKCS11_SIGN_INLINE: 'never',
+      UV_THREADPOOL_SIZE: '16',
     });
     assert.equal(p11(config.backend).signInline, 'never');
+    assert.equal(config.libuvThreads, 16);
     assert.deepEqual(config.invariants.allowedTokens, [
       { chainId: 1, address: '0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48' },
     ]);
