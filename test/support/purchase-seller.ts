@@ -5,7 +5,8 @@
  * of the 402's, its extension echo checked with `x402ResourceServer.validateExtensions` (else a 402
  * `extension_echo_mismatch`) and the identifier required (`validatePaymentIdentifierRequirement`). It settles
  * nothing (no chain): it records every payment header it received and answers 200 with a receipt — or, while
- * `dropPaid` is above zero, drops the connection instead (a lost answer: the buyer cannot tell whether it paid).
+ * `dropPaid` is above zero, drops the connection instead (a lost answer: the buyer cannot tell whether it paid);
+ * while `stallPaid` is above zero, never answers (the connection stays open until the servers close).
  */
 import http from 'node:http';
 import { isDeepStrictEqual } from 'node:util';
@@ -31,6 +32,8 @@ export interface PurchaseSeller {
   amount: string;
   /** Paid requests still to be answered by dropping the connection. */
   dropPaid: number;
+  /** Paid requests still to be held without an answer. */
+  stallPaid: number;
   /** Every payment header received, as sent. */
   paymentHeaders: string[];
   /** The payment identifier of each payment header received. */
@@ -44,7 +47,15 @@ export async function startPurchaseSeller(
   servers: LoopbackServers,
   { amount = '10000', required: idRequired = true }: { amount?: string; required?: boolean } = {},
 ): Promise<PurchaseSeller> {
-  const state: PurchaseSeller = { url: '', amount, dropPaid: 0, paymentHeaders: [], ids: [], payloads: [] };
+  const state: PurchaseSeller = {
+    url: '',
+    amount,
+    dropPaid: 0,
+    stallPaid: 0,
+    paymentHeaders: [],
+    ids: [],
+    payloads: [],
+  };
   const resourceServer = new x402ResourceServer();
   const paymentRequired = (url: string): PaymentRequired => ({
     x402Version: 2 as const,
@@ -76,6 +87,10 @@ export async function startPurchaseSeller(
     if (state.dropPaid > 0) {
       state.dropPaid -= 1;
       res.socket?.destroy();
+      return;
+    }
+    if (state.stallPaid > 0) {
+      state.stallPaid -= 1;
       return;
     }
     const receipt = encodePaymentResponseHeader({

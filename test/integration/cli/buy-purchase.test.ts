@@ -7,6 +7,9 @@
  *   once, and the settled purchase is removed.
  * - `--new-purchase` pays anew under another identifier; other arguments are another purchase.
  * - `--self-custody`: the keystore's Base key signed once; the same command sends its stored payment again.
+ * - `--timeout`: a seller that holds its answer ends the run with `seller_timeout` (exit 1) instead of holding
+ *   it; held after the payment was sent, the same command sends that payment again; held before, nothing is
+ *   signed. A `--timeout` out of 1..600 whole seconds is refused before anything is sent (exit 2).
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -16,7 +19,7 @@ import { LoopbackServers } from '../../support/loopback-servers.js';
 import { startPurchaseSeller, type PurchaseSeller } from '../../support/purchase-seller.js';
 import { signInWithNewKey } from '../../support/sign-in.js';
 import { fileTempDir } from '../../support/temp-dirs.js';
-import { runXx, stdoutJson, xxHomeFor } from './xx-process.js';
+import { runXx, stderrJson, stdoutJson, xxHomeFor } from './xx-process.js';
 
 describe('xx buy resumes a purchase from its state directory (real binary, real API)', function () {
   this.timeout(240_000);
@@ -125,5 +128,52 @@ describe('xx buy resumes a purchase from its state directory (real binary, real 
     const [first, second] = seller.paymentHeaders.slice(-2);
     assert.equal(second, first, 'the same signed payment, byte for byte');
     assert.deepEqual(purchasesIn(env.HOME), []);
+  });
+
+  it('--timeout: a paid answer held past it is seller_timeout; the same command sends the same payment, signed once', async () => {
+    const home = fileTempDir('xx-buy-timeout-');
+    const env = { HOME: home, XX_PAT: pat, XX_API_URL: t.baseUrl, NO_COLOR: '1' };
+    const args = ['buy', `${seller.url}/report`, '--max', '0.05', '--json', '--settlement-wait', '0', '--timeout', '2'];
+    const rowsBefore = (await authorizations()).length;
+    const sent = seller.paymentHeaders.length;
+    seller.stallPaid = 1;
+    const started = Date.now();
+    const held = await runXx(args, env);
+    // Without the bound the run waits for the seller for ever; with it, it ends in seconds.
+    assert.ok(Date.now() - started < 60_000, `ended after ${Date.now() - started} ms`);
+    assert.equal(held.code, 1, held.stderr);
+    const e = stderrJson(held, 'buy held by the seller');
+    assert.equal(e.error_code, 'seller_timeout');
+    assert.equal(e.details.timeout_seconds, 2);
+    assert.equal(seller.paymentHeaders.length, sent + 1, 'the payment was sent');
+    assert.equal(purchasesIn(home).length, 1, 'the unsettled purchase is kept');
+
+    const resumed = stdoutJson(await runXx(args, env), 'buy after the time-out');
+    assert.equal(resumed.paid, true);
+    const [first, second] = seller.paymentHeaders.slice(-2);
+    assert.equal(second, first, 'the same payment, byte for byte');
+    assert.equal((await authorizations()).length, rowsBefore + 1, 'Treasury signed once');
+    assert.deepEqual(purchasesIn(home), []);
+  });
+
+  it('--timeout: a seller that never answers the first request is seller_timeout with nothing signed; bad values exit 2', async () => {
+    const silent = await servers.listen(() => undefined);
+    const home = fileTempDir('xx-buy-timeout-');
+    const env = { HOME: home, XX_PAT: pat, XX_API_URL: t.baseUrl, NO_COLOR: '1' };
+    const rowsBefore = (await authorizations()).length;
+    const held = await runXx(['buy', `${silent}/report`, '--max', '0.05', '--json', '--timeout', '1'], env);
+    assert.equal(held.code, 1, held.stderr);
+    assert.equal(stderrJson(held, 'buy from a silent seller').error_code, 'seller_timeout');
+    assert.equal((await authorizations()).length, rowsBefore, 'nothing was signed');
+    assert.deepEqual(purchasesIn(home), []);
+
+    for (const bad of ['0', '601', '1.5', '-1', 'ten', '']) {
+      const refused = await runXx(['buy', `${seller.url}/report`, '--json', '--timeout', bad], env);
+      assert.deepEqual(
+        [refused.code, stderrJson(refused, `--timeout ${bad}`).error_code],
+        [2, 'invalid_argument'],
+        `--timeout '${bad}'`,
+      );
+    }
   });
 });

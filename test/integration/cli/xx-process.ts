@@ -22,22 +22,64 @@ export interface XxRun {
   stderr: string;
 }
 
-/** Runs `xx args…` with exactly `env` (plus PATH); stdin is closed unless `input` is given. */
-export function runXx(args: string[], env: Record<string, string>, input?: string): Promise<XxRun> {
+/** How long one `xx` run may take before runXx ends it (well under every suite's mocha time-out). */
+export const XX_RUN_TIMEOUT_MS = 150_000;
+
+/**
+ * Runs `xx args…` with exactly `env` (plus PATH); stdin is closed unless `input` is given. A run still going
+ * after `timeoutMs` is ended, and resolves with code null and, after its stderr, where it was waiting: the
+ * JavaScript stack and the open handles of Node's diagnostic report (asked for with SIGUSR2, written to a file of
+ * its own: a pipe takes only its first kilobyte), not the report's environment.
+ */
+export function runXx(
+  args: string[],
+  env: Record<string, string>,
+  input?: string,
+  timeoutMs = XX_RUN_TIMEOUT_MS,
+): Promise<XxRun> {
+  const reportDir = fileTempDir('xx-report-');
+  const reportFlags = ['--report-on-signal', '--report-signal=SIGUSR2', `--report-directory=${reportDir}`];
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [XX_BIN, ...args], {
-      cwd: ROOT,
-      env: { PATH: process.env.PATH ?? '', ...env },
-      stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [...reportFlags, '--report-filename=report.json', '--report-compact', XX_BIN, ...args],
+      {
+        cwd: ROOT,
+        env: { PATH: process.env.PATH ?? '', ...env },
+        stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+      },
+    );
     let stdout = '';
     let stderr = '';
+    let timedOut = false;
     child.stdout!.setEncoding('utf8').on('data', (d: string) => (stdout += d));
     child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
     if (input !== undefined) child.stdin!.end(input);
+    // The report first, then the end (a report takes well under the 3 s between them).
+    const report = setTimeout(() => {
+      timedOut = true;
+      child.kill('SIGUSR2');
+    }, timeoutMs);
+    const kill = setTimeout(() => child.kill('SIGKILL'), timeoutMs + 3_000);
     child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    child.on('close', (code) => {
+      clearTimeout(report);
+      clearTimeout(kill);
+      if (!timedOut) return resolve({ code, stdout, stderr });
+      const where = hungRunReport(path.join(reportDir, 'report.json'));
+      resolve({ code: null, stdout, stderr: `${stderr}\n[xx ${args[0]} ended after ${timeoutMs} ms]\n${where}` });
+    });
   });
+}
+
+/** A hung run's diagnostic report cut down to the stack and the open handles. */
+function hungRunReport(file: string): string {
+  try {
+    const r = JSON.parse(fs.readFileSync(file, 'utf8')) as { javascriptStack?: unknown; libuv?: unknown };
+    return JSON.stringify({ javascriptStack: r.javascriptStack, libuv: r.libuv }, null, 1);
+  } catch {
+    return '[no diagnostic report]';
+  }
 }
 
 export function assertOk(run: XxRun, what: string): XxRun {

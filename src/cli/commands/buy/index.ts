@@ -2,8 +2,9 @@
  * `xx buy <url>`: the x402 exchange through the buyer SDK with the active agent's Treasury wallet, or with
  * `--self-custody` the keystore's own Base or Solana key (./self-custody.ts). `--network <chain|CAIP-2>`
  * (./network-argument.ts) pays only on that network (a managed buyer uses the agent's wallet on it).
- * `--method`, `--body` (inline JSON or `@file`), `--header k:v` (repeatable), `--max <USD>` (the price cap;
- * refused above it, never raised). Prints the body; under `--json` `{status, paid, network, body, receipt}`, and
+ * `--method`, `--body` (inline JSON or `@file`), `--header k:v` (repeatable) (./buy-request.ts), `--max <USD>`
+ * (the price cap; refused above it, never raised), `--timeout <seconds>` (the whole exchange with the seller:
+ * ./seller-timeout.ts). Prints the body; under `--json` `{status, paid, network, body, receipt}`, and
  * for an `upto` payment `settlement` (signed maximum, settled, given back; null with `settlement_error` when
  * Treasury could not record it). `receipt` (present when the seller sent one) says what was signed, not what the
  * seller's receipt claims (the SDK's `summarizePayment`): `network` the network signed for, `amount`/`amount_raw`
@@ -21,7 +22,6 @@
  * line through the CLI's `printable` (control characters blanked). Does not: the body bought is printed as the
  * seller sent it (it is the content asked for, as with curl); `--json` escapes everything.
  */
-import fs from 'node:fs';
 import type { Command } from 'commander';
 import {
   createX402Buyer,
@@ -50,7 +50,9 @@ import { networkArgument } from './network-argument.js';
 import { capabilitySchema } from '../../../sdk/treasury-client-schemas.js';
 import { buyCeiling, DEFAULT_BUY_MAX_USD, type BuyCeiling } from './buy-ceiling.js';
 import { selfCustodyBuyer } from './self-custody.js';
+import { parseHeaders, readBody } from './buy-request.js';
 import { awaitSettlementReport, settlementWaitMs } from './settlement-report.js';
+import { isSellerTimeout, sellerTimeoutError, sellerTimeoutMs } from './seller-timeout.js';
 import { act, badArgument, collect, HTTP_METHODS, httpUrlArgument, type ContextOf } from '../seller/seller-kit.js';
 
 interface BuyOptions {
@@ -66,37 +68,7 @@ interface BuyOptions {
   capability?: string;
   newPurchase?: boolean;
   settlementWait?: string;
-}
-
-function readBody(raw: string | undefined): string | undefined {
-  if (raw === undefined) return undefined;
-  let text = raw;
-  if (raw.startsWith('@')) {
-    try {
-      text = fs.readFileSync(raw.slice(1), 'utf8');
-    } catch {
-      throw badArgument('--body', `cannot read ${raw.slice(1)}`);
-    }
-  }
-  try {
-    JSON.parse(text);
-  } catch {
-    throw badArgument('--body', 'expected JSON (inline or @file)');
-  }
-  return text;
-}
-
-function parseHeaders(entries: string[] | undefined): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const e of entries ?? []) {
-    const at = e.indexOf(':');
-    if (at <= 0) throw badArgument('--header', `expected name:value, got "${e}"`);
-    const name = e.slice(0, at).trim().toLowerCase();
-    if (!/^[a-z0-9-]+$/.test(name) || ['authorization', 'payment-signature', 'x-payment'].includes(name))
-      throw badArgument('--header', `"${name}" cannot be set`);
-    out[name] = e.slice(at + 1).trim();
-  }
-  return out;
+  timeout?: string;
 }
 
 /** SDK errors → CLI errors with the buyer SDK's error names (docs/buyer-sdk.md) as codes. */
@@ -299,6 +271,7 @@ async function buy(ctx: CliContext, url: string, opts: BuyOptions): Promise<void
     throw badArgument('--wallet', 'names a managed wallet; --self-custody pays from the keystore');
   const network = networkArgument('--network', opts.network, ctx.apiUrl());
   const waitMs = settlementWaitMs(opts.settlementWait);
+  const timeoutMs = sellerTimeoutMs(opts.timeout);
   const purchases = cliPurchaseStore(ctx);
   // --self-custody: the keystore's own keys sign (./self-custody.ts); otherwise a managed wallet.
   const payer = opts.selfCustody
@@ -318,9 +291,16 @@ async function buy(ctx: CliContext, url: string, opts: BuyOptions): Promise<void
   try {
     if (opts.newPurchase) await purchases.delete(purchaseKey);
     result = await ctx.spin(`${method} ${target.host}${target.pathname}`, () =>
-      buyer.request(target.toString(), { method, headers, ...(body !== undefined ? { body } : {}), purchaseKey }),
+      buyer.request(target.toString(), {
+        method,
+        headers,
+        ...(body !== undefined ? { body } : {}),
+        purchaseKey,
+        signal: AbortSignal.timeout(timeoutMs),
+      }),
     );
   } catch (err) {
+    if (isSellerTimeout(err)) throw sellerTimeoutError(timeoutMs, target.host);
     throw payer.mapError(withCeilingSource(mapBuyError(err), ceiling));
   }
   result = await awaitSettlementReport(result, waitMs);
@@ -389,6 +369,7 @@ export function registerBuyCommand(program: Command, contextOf: ContextOf): void
       'a new purchase even if the same buy (method, URL, body, network, wallet) is still unsettled (default: resume it)',
     )
     .option('--settlement-wait <seconds>', "how long to wait for the payment's settlement report (0-120, default 30)")
+    .option('--timeout <seconds>', 'how long the exchange with the seller may take in all (1-600, default 120)')
     .option('--profile <name>', 'a credentials profile instead of XX_PAT / the active profile / the active agent')
     .action(act(contextOf, (ctx, opts: BuyOptions, [url]) => buy(ctx, url!, opts)));
 }
