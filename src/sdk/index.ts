@@ -97,3 +97,4 @@ export {
   SignatureMismatchError,
   type Recovery,
 } from './sdk-errors.js';
+export { SellerTimeoutError, DEFAULT_SELLER_TIMEOUT_MS, MAX_SELLER_TIMEOUT_MS } from './seller-deadline.js';

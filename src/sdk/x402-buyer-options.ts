@@ -17,6 +17,7 @@ import { schemeNameSchema } from '../x402/wire-schemas.js';
 import type { LocalBuyerAccount } from './local-account-payer.js';
 import { paymentIdSchema, purchaseKeySchema, type PurchaseStore } from './purchase-store.js';
 import { InvalidArgumentError } from './sdk-errors.js';
+import { sellerTimeoutSchema } from './seller-deadline.js';
 import { parseArgument, type TreasuryClient } from './treasury-client.js';
 import { capabilitySchema, fetchSchema, objectWithMethods, walletIdSchema } from './treasury-client-schemas.js';
 
@@ -109,6 +110,12 @@ const commonOptions = {
    * past it `ResponseTooLargeError` (for a paid answer `payment_sent: true`, the purchase kept in its store).
    */
   maxResponseBytes: byteCapSchema.optional(),
+  /**
+   * How long one exchange with the seller may take in all, in ms (default 120,000; at most 600,000): the unpaid
+   * request, the signing and the paid request with its answer read to the end. Past it `SellerTimeoutError`
+   * (seller-deadline.ts; with `payment_sent: true` the purchase stays in its store).
+   */
+  sellerTimeoutMs: sellerTimeoutSchema.optional(),
 };
 
 const treasuryBuyerOptionsSchema = z

@@ -15,7 +15,8 @@
  * receipt (`PAYMENT-RESPONSE` / `X-PAYMENT-RESPONSE`) is decoded with the codecs of src/x402. The options and
  * each request's arguments are checked in x402-buyer-options.ts. Each answer's body is read up to a cap
  * (read-capped-text.ts: `maxChallengeBytes` for a 402, default 4 MiB; `maxResponseBytes` otherwise, default
- * 32 MiB), whichever fetch the caller gave.
+ * 32 MiB), whichever fetch the caller gave; the whole exchange within `sellerTimeoutMs` (seller-deadline.ts,
+ * default 2 minutes: `SellerTimeoutError`).
  *
  * Defends against: paying more than the caller's cap (integer micro-USD, before anything is signed; never
  * raised silently); a local key paying in a token the seller chose instead of USDC (buyer-assets.ts); a Solana
@@ -38,7 +39,8 @@
  * buyer's purchase store with the payment it signed until the seller takes it or it expires, and sent again
  * rather than signed again — to the same method and URL only (x402-purchase.ts: PurchaseRequestMismatchError); a seller's endless or huge answer filling the buyer's memory
  * (`ResponseTooLargeError` past the cap; a paid answer past it keeps its purchase, so a retry sends the same
- * payment); a seller's refusal reason carrying control characters (made one printable line).
+ * payment); a seller that never answers holding the caller for ever (`SellerTimeoutError`, the purchase kept
+ * likewise); a seller's refusal reason carrying control characters (made one printable line).
  * Does not defend against: a seller that takes the payment and serves wrong content (the receipt and the
  * on-chain transfer are the evidence); a lost response after settlement followed by the caller's own retry
  * under another purchase key (that pays again); a token `assets` names that is not a
@@ -61,6 +63,7 @@ import { eitherPayer } from './either-payer.js';
 import { localSolanaPayer } from './local-solana-payer.js';
 import type { FetchLike } from './treasury-client-schemas.js';
 import { readCappedText } from './read-capped-text.js';
+import { DEFAULT_SELLER_TIMEOUT_MS, withSellerDeadline, type ExchangeProgress } from './seller-deadline.js';
 import {
   DEFAULT_MAX_CHALLENGE_BYTES,
   DEFAULT_MAX_RESPONSE_BYTES,
@@ -227,6 +230,30 @@ async function paymentOrForget(
   }
 }
 
+/** One request to the seller, as the exchange sends it twice (unpaid, then paid); `signal` is the exchange's deadline. */
+interface SellerRequest {
+  url: string;
+  method: string;
+  headers: Headers;
+  body: string | Uint8Array | undefined;
+  signal: AbortSignal;
+}
+
+/** Sends `request` to the seller, with `paymentHeader` (then not following redirects) or without any payment header. */
+function sendToSeller(doFetch: FetchLike, request: SellerRequest, paymentHeader?: [string, string]): Promise<Response> {
+  const { url, method, headers, body, signal } = request;
+  const h = new Headers(headers);
+  for (const name of PAYMENT_HEADERS) h.delete(name);
+  if (paymentHeader) h.set(...paymentHeader);
+  return doFetch(url, {
+    method,
+    headers: h,
+    ...(body !== undefined ? { body } : {}),
+    signal,
+    redirect: paymentHeader ? 'manual' : 'follow',
+  });
+}
+
 /** The payer of keys the caller holds: the viem account for EVM entries, the kit signer for Solana ones. */
 function localPayer(o: Extract<ReturnType<typeof parseBuyerOptions>, { rpcUrl?: unknown }>): BuyerPayer {
   const solanaNetwork = o.network?.startsWith('solana:') ? o.network : undefined;
@@ -261,31 +288,18 @@ export function createX402Buyer(options: X402BuyerOptions): X402Buyer {
   const filter = acceptFilter(o, payer, local);
   const maxChallengeBytes = o.maxChallengeBytes ?? DEFAULT_MAX_CHALLENGE_BYTES;
   const maxResponseBytes = o.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+  const sellerTimeoutMs = o.sellerTimeoutMs ?? DEFAULT_SELLER_TIMEOUT_MS;
   /** A seller's answer as text, at most the cap of its kind (a 402's challenge, or content). */
   const readBody = (response: Response, paymentSent: boolean) =>
     readCappedText(response, response.status === 402 ? maxChallengeBytes : maxResponseBytes, paymentSent);
 
   async function exchange(
-    url: string,
-    method: string,
-    headers: Headers,
-    body: string | Uint8Array | undefined,
-    signal: AbortSignal | undefined,
+    { url, method, signal, ...request }: SellerRequest,
+    progress: ExchangeProgress,
     purchaseRequest: PurchaseRequest,
   ): Promise<X402Result> {
-    const send = (target: string, paymentHeader?: [string, string]) => {
-      const h = new Headers(headers);
-      for (const name of PAYMENT_HEADERS) h.delete(name);
-      if (paymentHeader) h.set(...paymentHeader);
-      return doFetch(target, {
-        method,
-        headers: h,
-        ...(body !== undefined ? { body } : {}),
-        ...(signal ? { signal } : {}),
-        redirect: paymentHeader ? 'manual' : 'follow',
-      });
-    };
-
+    const send = (target: string, paymentHeader?: [string, string]) =>
+      sendToSeller(doFetch, { url: target, method, signal, ...request }, paymentHeader);
     const requestHash = purchaseRequestHash(method, url);
     // A purchase named by its key or id is resumed on its own request only: checked before anything is sent.
     await checkPurchaseRequest(purchases, purchaseRequest, requestHash, Date.now());
@@ -300,6 +314,8 @@ export function createX402Buyer(options: X402BuyerOptions): X402Buyer {
     const deps = { payer, purchases, filter };
     const { header: payment, requirements, signed } = await paymentOrForget(deps, purchase, challenge, paidUrl);
     // Until the seller answers, the purchase stays in its store: a retry sends this same payment.
+    signal.throwIfAborted();
+    progress.paymentSent = true;
     const second = await send(paidUrl, [paymentHeaderName(challenge.dialect), payment]);
     const secondBody = await readBody(second, true);
     const { header, decoded, receipt } = readReceipt(second.headers, requirements);
@@ -326,14 +342,21 @@ export function createX402Buyer(options: X402BuyerOptions): X402Buyer {
     async request(url, init = {}) {
       const method = requestMethod(init);
       const headers = requestHeaders(init);
-      return exchange(httpUrl(url), method, headers, init.body, init.signal, requestPurchase(init));
+      const purchase = requestPurchase(init);
+      const target = httpUrl(url);
+      return withSellerDeadline(sellerTimeoutMs, init.signal, (signal, progress) =>
+        exchange({ url: target, method, headers, body: init.body, signal }, progress, purchase),
+      );
     },
 
     async fetch(input, init) {
       const request = new Request(input, init);
       httpUrl(request.url);
       const body = request.body === null ? undefined : new Uint8Array(await request.arrayBuffer());
-      const r = await exchange(request.url, request.method, request.headers, body, request.signal, {});
+      const { url, method } = request;
+      const r = await withSellerDeadline(sellerTimeoutMs, request.signal, (signal, progress) =>
+        exchange({ url, method, headers: request.headers, body, signal }, progress, {}),
+      );
       const headers = new Headers(r.headers);
       headers.delete('content-encoding');
       headers.delete('content-length');

@@ -32,12 +32,12 @@ import {
   PaymentRejectedError,
   PurchaseTermsChangedError,
   ReauthenticateError,
+  SellerTimeoutError,
   TreasuryApiError,
   TreasuryClient,
   TreasurySdkError,
   summarizePayment,
   X402PaymentFailedError,
-  type PurchaseStore,
   type X402Result,
 } from '../../../sdk/index.js';
 import { buyPurchaseKey, cliPurchaseStore, purchaseTermsChanged } from './buy-purchases.js';
@@ -49,10 +49,10 @@ import { resolveBuyWallet } from './resolve-buy-wallet.js';
 import { networkArgument } from './network-argument.js';
 import { capabilitySchema } from '../../../sdk/treasury-client-schemas.js';
 import { buyCeiling, DEFAULT_BUY_MAX_USD, type BuyCeiling } from './buy-ceiling.js';
-import { selfCustodyBuyer } from './self-custody.js';
+import { selfCustodyBuyer, type SelfCustodyOptions } from './self-custody.js';
 import { parseHeaders, readBody } from './buy-request.js';
 import { awaitSettlementReport, settlementWaitMs } from './settlement-report.js';
-import { isSellerTimeout, sellerTimeoutError, sellerTimeoutMs } from './seller-timeout.js';
+import { sellerTimeoutError, sellerTimeoutMs } from './seller-timeout.js';
 import { act, badArgument, collect, HTTP_METHODS, httpUrlArgument, type ContextOf } from '../seller/seller-kit.js';
 
 interface BuyOptions {
@@ -160,9 +160,7 @@ export function mapBuyError(err: unknown): unknown {
 async function managedBuyer(
   ctx: CliContext,
   opts: BuyOptions,
-  max: string | undefined,
-  network: string | undefined,
-  purchases: PurchaseStore,
+  { maxPriceUsd: max, network, purchases, sellerTimeoutMs }: Omit<SelfCustodyOptions, 'keystore'>,
 ) {
   const bearer = requireBuyerBearer(ctx, opts);
   const client = new TreasuryClient({ apiUrl: bearer.server, token: bearer.token });
@@ -179,6 +177,7 @@ async function managedBuyer(
     ...(max ? { maxPriceUsd: max } : {}),
     ...(network ? { network } : {}),
     purchases,
+    sellerTimeoutMs,
   });
   return { buyer, address: wallet.address, payerId: wallet.id, mapError: (err: unknown) => err };
 }
@@ -252,6 +251,15 @@ function buyOutput(result: X402Result, payer: string) {
   return { data, receipt, settlement };
 }
 
+/** The options of one kind of payer only: `--keystore` with `--self-custody`, `--capability` and `--wallet` without. */
+function checkPayerArguments(opts: BuyOptions): void {
+  if (!opts.selfCustody && opts.keystore !== undefined) throw badArgument('--keystore', 'only with --self-custody');
+  if (opts.selfCustody && opts.capability !== undefined)
+    throw badArgument('--capability', 'names what a managed wallet pays for; --self-custody has no policy to match');
+  if (opts.selfCustody && opts.wallet !== undefined)
+    throw badArgument('--wallet', 'names a managed wallet; --self-custody pays from the keystore');
+}
+
 async function buy(ctx: CliContext, url: string, opts: BuyOptions): Promise<void> {
   const target = httpUrlArgument('<url>', url, 'expected an http(s) URL');
   const method = (opts.method ?? 'GET').toUpperCase();
@@ -264,19 +272,16 @@ async function buy(ctx: CliContext, url: string, opts: BuyOptions): Promise<void
   };
   const ceiling = buyCeiling(ctx, opts);
   const max = ceiling.max_usd;
-  if (!opts.selfCustody && opts.keystore !== undefined) throw badArgument('--keystore', 'only with --self-custody');
-  if (opts.selfCustody && opts.capability !== undefined)
-    throw badArgument('--capability', 'names what a managed wallet pays for; --self-custody has no policy to match');
-  if (opts.selfCustody && opts.wallet !== undefined)
-    throw badArgument('--wallet', 'names a managed wallet; --self-custody pays from the keystore');
+  checkPayerArguments(opts);
   const network = networkArgument('--network', opts.network, ctx.apiUrl());
   const waitMs = settlementWaitMs(opts.settlementWait);
   const timeoutMs = sellerTimeoutMs(opts.timeout);
   const purchases = cliPurchaseStore(ctx);
   // --self-custody: the keystore's own keys sign (./self-custody.ts); otherwise a managed wallet.
+  const payerOptions = { maxPriceUsd: max, network, purchases, sellerTimeoutMs: timeoutMs };
   const payer = opts.selfCustody
-    ? await selfCustodyBuyer(ctx, { keystore: opts.keystore ?? 'default', maxPriceUsd: max, network, purchases })
-    : await managedBuyer(ctx, opts, max, network, purchases);
+    ? await selfCustodyBuyer(ctx, { keystore: opts.keystore ?? 'default', ...payerOptions })
+    : await managedBuyer(ctx, opts, payerOptions);
   const { buyer } = payer;
   const wallet = { address: payer.address };
   // The same command line is the same purchase (./buy-purchases.ts): a retry sends its stored payment.
@@ -296,11 +301,10 @@ async function buy(ctx: CliContext, url: string, opts: BuyOptions): Promise<void
         headers,
         ...(body !== undefined ? { body } : {}),
         purchaseKey,
-        signal: AbortSignal.timeout(timeoutMs),
       }),
     );
   } catch (err) {
-    if (isSellerTimeout(err)) throw sellerTimeoutError(timeoutMs, target.host);
+    if (err instanceof SellerTimeoutError) throw sellerTimeoutError(timeoutMs, target.host);
     throw payer.mapError(withCeilingSource(mapBuyError(err), ceiling));
   }
   result = await awaitSettlementReport(result, waitMs);

@@ -41,6 +41,8 @@ export interface SelfCustodyOptions {
   network: string | undefined;
   /** Where purchases are kept between runs (./buy-purchases.ts): a retried buy sends its stored payment. */
   purchases?: PurchaseStore;
+  /** How long the exchange with the seller may take in all, in ms (`--timeout`; the SDK's `sellerTimeoutMs`). */
+  sellerTimeoutMs?: number;
 }
 
 /** The keys that pay: the one of the network named, else each the keystore holds. */
@@ -80,6 +82,7 @@ export async function selfCustodyBuyer(ctx: CliContext, opts: SelfCustodyOptions
     ...(named ? { network: named } : {}),
     ...(opts.maxPriceUsd ? { maxPriceUsd: opts.maxPriceUsd } : {}),
     ...(opts.purchases ? { purchases: opts.purchases } : {}),
+    ...(opts.sellerTimeoutMs ? { sellerTimeoutMs: opts.sellerTimeoutMs } : {}),
   });
   const fundCommand = `xx fund --testnet --self-custody${opts.keystore === 'default' ? '' : ` --keystore ${opts.keystore}`}`;
   return {

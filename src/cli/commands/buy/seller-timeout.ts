@@ -1,6 +1,7 @@
 /**
  * `xx buy --timeout <seconds>`: how long the exchange with the seller may take in all — the unpaid request,
- * and the paid one with its answer read to the end (Treasury's own calls keep their 30-s time-out). Default
+ * and the paid one with its answer read to the end (the buyer SDK's `sellerTimeoutMs`, whose `SellerTimeoutError`
+ * becomes `seller_timeout`; Treasury's own calls keep their 30-s time-out). Default
  * BUY_SELLER_TIMEOUT_SECONDS; 1 to MAX_BUY_SELLER_TIMEOUT_SECONDS whole seconds.
  *
  * Defends: an `xx buy` held forever by a seller that accepts the connection and never answers (a script, an
@@ -24,11 +25,6 @@ export function sellerTimeoutMs(raw: string | undefined): number {
   if (!(seconds >= 1 && seconds <= MAX_BUY_SELLER_TIMEOUT_SECONDS))
     throw badArgument('--timeout', `expected whole seconds from 1 to ${MAX_BUY_SELLER_TIMEOUT_SECONDS}`);
   return seconds * 1000;
-}
-
-/** True for the abort of `AbortSignal.timeout` as fetch and a body's reader report it. */
-export function isSellerTimeout(err: unknown): boolean {
-  return err instanceof Error && err.name === 'TimeoutError';
 }
 
 /** `seller_timeout` (exit 1): what ran out, and that the same command resends the same payment. */
