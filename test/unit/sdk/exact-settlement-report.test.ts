@@ -14,6 +14,7 @@ import {
   BUY_SETTLEMENT_WAIT_MS,
   settlementWaitMs,
 } from '../../../src/cli/commands/buy/settlement-report.js';
+import { sellerTimeoutMs } from '../../../src/cli/commands/buy/seller-timeout.js';
 
 const TX = `0x${'ab'.repeat(32)}`;
 const SETTLEMENT = { authorization_id: 'auth_1', scheme: 'exact', transaction: TX } as unknown as Settlement;
@@ -104,6 +105,20 @@ describe('exact settlement report (SDK): bounded retries, in the background, nev
         () => settlementWaitMs(bad),
         (err: Error & { exitCode?: number; code?: string; details?: unknown }) =>
           err.code === 'invalid_argument' && err.exitCode === 2,
+        bad,
+      );
+    }
+  });
+
+  it('xx buy --timeout: whole seconds 1 to 600 (default 120), else invalid_argument naming the flag (exit 2)', () => {
+    assert.equal(sellerTimeoutMs(undefined), 120_000);
+    assert.equal(sellerTimeoutMs('1'), 1_000);
+    assert.equal(sellerTimeoutMs('600'), 600_000);
+    for (const bad of ['0', '601', '-1', '1.5', '', ' 5', '1e2', '9999', 'abc']) {
+      assert.throws(
+        () => sellerTimeoutMs(bad),
+        (err: Error & { exitCode?: number; code?: string; details?: { flag?: string } }) =>
+          err.code === 'invalid_argument' && err.exitCode === 2 && err.details?.flag === '--timeout',
         bad,
       );
     }

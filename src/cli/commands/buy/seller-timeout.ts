@@ -10,7 +10,7 @@
  * it is valid — never a second one.
  */
 import { CliError } from '../../core/cli-error.js';
-import { badArgument } from '../seller/seller-kit.js';
+import { wholeSecondsArgument } from '../seller/seller-kit.js';
 
 /** The default bound on the seller exchange, in seconds (a paid route's settlement on a slow chain fits in it). */
 export const BUY_SELLER_TIMEOUT_SECONDS = 120;
@@ -21,10 +21,7 @@ export const MAX_BUY_SELLER_TIMEOUT_SECONDS = 600;
 /** `--timeout`'s value in ms (the default when absent); invalid_argument unless 1..600 whole seconds. */
 export function sellerTimeoutMs(raw: string | undefined): number {
   if (raw === undefined) return BUY_SELLER_TIMEOUT_SECONDS * 1000;
-  const seconds = /^\d{1,3}$/.test(raw) ? Number(raw) : Number.NaN;
-  if (!(seconds >= 1 && seconds <= MAX_BUY_SELLER_TIMEOUT_SECONDS))
-    throw badArgument('--timeout', `expected whole seconds from 1 to ${MAX_BUY_SELLER_TIMEOUT_SECONDS}`);
-  return seconds * 1000;
+  return wholeSecondsArgument('--timeout', raw, 1, MAX_BUY_SELLER_TIMEOUT_SECONDS) * 1000;
 }
 
 /** `seller_timeout` (exit 1): what ran out, and that the same command resends the same payment. */

@@ -12,7 +12,7 @@
  * not be held (the report is then `settlement_report_pending` at once).
  */
 import type { X402Result } from '../../../sdk/index.js';
-import { badArgument } from '../seller/seller-kit.js';
+import { wholeSecondsArgument } from '../seller/seller-kit.js';
 
 /** How long `xx buy` waits for a background settlement report at most (Base mainnet's 10 blocks take about 20 s). */
 export const BUY_SETTLEMENT_WAIT_MS = 30_000;
@@ -23,10 +23,7 @@ export const MAX_SETTLEMENT_WAIT_SECONDS = 120;
 /** `--settlement-wait`'s value in ms (BUY_SETTLEMENT_WAIT_MS when absent); invalid_argument unless 0..120 whole seconds. */
 export function settlementWaitMs(raw: string | undefined): number {
   if (raw === undefined) return BUY_SETTLEMENT_WAIT_MS;
-  const seconds = /^\d{1,3}$/.test(raw) ? Number(raw) : Number.NaN;
-  if (!(seconds <= MAX_SETTLEMENT_WAIT_SECONDS))
-    throw badArgument('--settlement-wait', `expected whole seconds from 0 to ${MAX_SETTLEMENT_WAIT_SECONDS}`);
-  return seconds * 1000;
+  return wholeSecondsArgument('--settlement-wait', raw, 0, MAX_SETTLEMENT_WAIT_SECONDS) * 1000;
 }
 
 /** `result` with its background settlement report's outcome, waited for at most `waitMs`. */

@@ -45,6 +45,13 @@ export function badArgument(flag: string, message: string): CliError {
   return new CliError({ code: 'invalid_argument', userMessage: `${flag}: ${message}`, exitCode: 2, details: { flag } });
 }
 
+/** `flag`'s value as whole seconds from `min` to `max` (at most three digits), else invalid_argument (exit 2). */
+export function wholeSecondsArgument(flag: string, raw: string, min: number, max: number): number {
+  const seconds = /^\d{1,3}$/.test(raw) ? Number(raw) : Number.NaN;
+  if (!(seconds >= min && seconds <= max)) throw badArgument(flag, `expected whole seconds from ${min} to ${max}`);
+  return seconds;
+}
+
 /** The flag's value, or a prompt for it (which fails with exit 2 naming the flag when not interactive). */
 export async function flagOrPrompt(
   ctx: CliContext,
