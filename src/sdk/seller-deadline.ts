@@ -6,8 +6,10 @@
  * still works beside it (its abort is the caller's error, as thrown).
  *
  * Defends against: a seller — or anything between it and the buyer — that accepts the connection and never
- * answers, or answers a byte at a time, holding an agent's call, a script or a CI job for ever; a long-lived
- * caller signal collecting one listener per request (removed when the exchange ends; no `AbortSignal.any`).
+ * answers, or answers a byte at a time, holding an agent's call, a script or a CI job for ever, also through a
+ * caller's `fetch` that ignores its signal (the deadline ends the wait; the exchange left behind neither signs
+ * nor sends a payment once it passed); a long-lived caller signal collecting one listener per request (removed
+ * when the exchange ends; no `AbortSignal.any`).
  * Does not defend against: a seller that settles and never answers — the payment stands; the purchase stays in the
  * buyer's store (`payment_sent: true`), so the same purchase key sends that same payment again, never a second.
  */
@@ -79,8 +81,13 @@ export async function withSellerDeadline<T>(
   timer.unref();
   const onCallerAbort = () => controller.abort(callerSignal?.reason);
   callerSignal?.addEventListener('abort', onCallerAbort, { once: true });
+  // A fetch that ignores its signal cannot hold the caller past the deadline either: the abort ends the wait, and
+  // the exchange left behind checks the signal before it signs and before it sends a payment.
+  const aborted = new Promise<never>((_, reject) =>
+    controller.signal.addEventListener('abort', () => reject(controller.signal.reason), { once: true }),
+  );
   try {
-    return await exchange(controller.signal, progress);
+    return await Promise.race([exchange(controller.signal, progress), aborted]);
   } catch (err) {
     if (controller.signal.reason === reason && isAbort(err, reason))
       throw new SellerTimeoutError(timeoutMs, progress.paymentSent, err);

@@ -310,6 +310,7 @@ export function createX402Buyer(options: X402BuyerOptions): X402Buyer {
     const challenge = readX402Challenge(first.headers, firstBody);
     // Paid only where the challenge came from, and only for a resource of that origin (challenge-origin.ts).
     const paidUrl = checkChallengeOrigin(url, answeredUrl(url, first), challenge.challenge);
+    signal.throwIfAborted(); // nothing signed once the deadline passed (./seller-deadline.ts)
     const purchase = await openPurchase(purchases, purchaseRequest, { requestHash, paidUrl }, Date.now());
     const deps = { payer, purchases, filter };
     const { header: payment, requirements, signed } = await paymentOrForget(deps, purchase, challenge, paidUrl);

@@ -113,6 +113,23 @@ describe('buyer SDK: a seller that never answers is SellerTimeoutError, not a ca
     assert.equal(pays().length, 2, 'one payment each: two purchases');
   });
 
+  it('a fetch that ignores its signal: the deadline still ends the call, and a 402 that comes after it is not paid', async () => {
+    let answer: (response: Response) => void = () => {};
+    const late = new Promise<Response>((resolve) => (answer = resolve));
+    const asked: string[] = [];
+    const deaf = (input: string | URL | Request) => {
+      asked.push(String(input));
+      return late;
+    };
+    const buyer = newBuyer({ sellerTimeoutMs: 300, fetch: deaf });
+    await assert.rejects(buyer.request(url), timedOut({ timeout_ms: 300, payment_sent: false }));
+    const challenge = challengeHeader({ headers: { host: new URL(url).host }, url: '/x' } as http.IncomingMessage);
+    answer(new Response('{}', { status: 402, headers: challenge }));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    assert.equal(asked.length, 1, 'no paid request');
+    assert.equal(pays().length, 0, 'Treasury was not asked to sign after the deadline');
+  });
+
   it("the caller's signal aborts as the caller's error; a long-lived one keeps no listener after the exchanges", async () => {
     handler = (req, res) => void res.writeHead(200, { 'content-type': 'text/plain' }).end('free');
     const long = new AbortController();
