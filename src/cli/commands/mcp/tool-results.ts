@@ -21,6 +21,7 @@ import {
   PaymentRejectedError,
   Permit2AllowanceRequiredError,
   ReauthenticateError,
+  SellerTimeoutError,
   TreasuryApiError,
   TreasurySdkError,
   X402PaymentFailedError,
@@ -56,6 +57,36 @@ export function toolRefusal(refusal: Refusal): CallToolResult {
 }
 
 const withRecovery = (r: Record<string, unknown> | undefined) => (r ? { recovery: r } : {});
+
+/**
+ * How the exchange with the seller ended, when it failed there. The seller's own words (its reason, its receipt,
+ * its body) are not in these: the pay tool hands them on as untrusted data (../seller-content.ts).
+ */
+function sellerRefusal(err: unknown): CallToolResult | undefined {
+  if (err instanceof PaymentRejectedError)
+    return toolRefusal({
+      error_code: 'PaymentRejectedError',
+      user_message: `The payment settled but the seller answered HTTP ${err.status_code}. Settlement is irreversible; do not pay again.`,
+      details: { status_code: err.status_code },
+    });
+  if (err instanceof X402PaymentFailedError)
+    return toolRefusal({
+      error_code: 'payment_failed',
+      user_message: `The seller did not accept the payment (HTTP ${err.status_code}); it was not settled.`,
+      details: { status_code: err.status_code },
+    });
+  if (err instanceof SellerTimeoutError)
+    return toolRefusal({
+      error_code: 'seller_timeout',
+      user_message: `The seller did not answer within ${err.timeout_ms / 1000} s. ${
+        err.payment_sent
+          ? 'A payment was sent: call pay again with the same purchase_id to send that same payment (never a second).'
+          : 'Nothing was paid.'
+      }`,
+      details: { timeout_ms: err.timeout_ms, payment_sent: err.payment_sent },
+    });
+  return undefined;
+}
 
 /** Any error a tool's work threw, as a refusal (the API's recovery block unchanged). */
 export function refusalOf(err: unknown): CallToolResult {
@@ -95,20 +126,8 @@ export function refusalOf(err: unknown): CallToolResult {
       status: err.apiError.status,
       ...withRecovery(err.apiError.recovery),
     });
-  // The seller's own words (its reason, its receipt, its body) are not in these: the pay tool hands them on
-  // as untrusted data (../seller-content.ts).
-  if (err instanceof PaymentRejectedError)
-    return toolRefusal({
-      error_code: 'PaymentRejectedError',
-      user_message: `The payment settled but the seller answered HTTP ${err.status_code}. Settlement is irreversible; do not pay again.`,
-      details: { status_code: err.status_code },
-    });
-  if (err instanceof X402PaymentFailedError)
-    return toolRefusal({
-      error_code: 'payment_failed',
-      user_message: `The seller did not accept the payment (HTTP ${err.status_code}); it was not settled.`,
-      details: { status_code: err.status_code },
-    });
+  const seller = sellerRefusal(err);
+  if (seller) return seller;
   if (err instanceof TreasuryApiError)
     return toolRefusal({
       error_code: err.code,
