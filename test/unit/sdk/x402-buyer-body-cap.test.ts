@@ -7,12 +7,10 @@
  * answer past the cap keeps its purchase: the same purchase key sends the same payment again, never a second.
  */
 import assert from 'node:assert/strict';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { encodePaymentRequired } from '../../../src/x402/header-codec.js';
-import { createX402Buyer, TreasuryClient, type X402BuyerOptions } from '../../../src/sdk/index.js';
-import { requirements } from '../x402/x402-fixtures.js';
-import { fakeTreasuryHandler, scriptedServer, WALLET_ID, type ScriptedServer } from './scripted-http.js';
+import type http from 'node:http';
+import type { X402BuyerOptions } from '../../../src/sdk/index.js';
+import { buyerOf, challengeHeader, loopbackSeller, type LoopbackSeller } from './loopback-seller.js';
+import { fakeTreasuryHandler, scriptedServer, type ScriptedServer } from './scripted-http.js';
 
 const MiB = 1024 * 1024;
 const CHUNK = Buffer.alloc(64 * 1024, 'a');
@@ -40,49 +38,23 @@ function stream(res: http.ServerResponse, total: number): Streamed {
   return state;
 }
 
-/** The 402 of the seller that answered `req` (the buyer pays only the origin whose challenge it signed). */
-const challengeHeader = (req: http.IncomingMessage) => ({
-  'payment-required': encodePaymentRequired({
-    x402Version: 2,
-    resource: { url: `http://${req.headers.host}${req.url}` },
-    accepts: [requirements()],
-  }),
-});
-
 describe('buyer SDK: a seller body past the cap is refused (ResponseTooLargeError), not buffered', function () {
   this.timeout(60_000);
   let treasury: ScriptedServer;
-  let seller: http.Server;
-  let url: string;
-  let handler: http.RequestListener = () => {};
+  let seller: LoopbackSeller;
   const streams: Streamed[] = [];
-  const paymentHeaders: string[] = [];
 
   beforeEach(async () => {
     treasury = await scriptedServer(fakeTreasuryHandler());
-    seller = http.createServer((req, res) => {
-      req.resume();
-      const paid = req.headers['payment-signature'];
-      if (typeof paid === 'string') paymentHeaders.push(paid);
-      handler(req, res);
-    });
-    await new Promise<void>((resolve) => seller.listen(0, '127.0.0.1', resolve));
-    url = `http://127.0.0.1:${(seller.address() as AddressInfo).port}/x`;
+    seller = await loopbackSeller();
     streams.length = 0;
-    paymentHeaders.length = 0;
   });
   afterEach(async () => {
-    seller.closeAllConnections();
-    await new Promise((resolve) => seller.close(resolve));
+    await seller.close();
     await treasury.close();
   });
 
-  const newBuyer = (extra: Partial<X402BuyerOptions> = {}) =>
-    createX402Buyer({
-      client: new TreasuryClient({ apiUrl: treasury.url, token: 'xx_pat_test' }),
-      walletId: WALLET_ID,
-      ...extra,
-    });
+  const newBuyer = (extra: Partial<X402BuyerOptions> = {}) => buyerOf(treasury, extra);
   const pays = () => treasury.requests.filter((r) => r.url.endsWith('/pay'));
   const tooLarge =
     (fields: { status_code: number; limit_bytes: number; payment_sent: boolean }) =>
@@ -98,12 +70,12 @@ describe('buyer SDK: a seller body past the cap is refused (ResponseTooLargeErro
     };
 
   it('a 402 streaming 48 MiB: refused at the default 4 MiB, nothing signed, the seller stopped well short', async () => {
-    handler = (req, res) => {
+    seller.handler = (req, res) => {
       res.writeHead(402, challengeHeader(req));
       streams.push(stream(res, 48 * MiB));
     };
     await assert.rejects(
-      newBuyer().request(url),
+      newBuyer().request(seller.url),
       tooLarge({ status_code: 402, limit_bytes: 4 * MiB, payment_sent: false }),
     );
     await streams[0]!.done;
@@ -112,43 +84,43 @@ describe('buyer SDK: a seller body past the cap is refused (ResponseTooLargeErro
   });
 
   it('a free answer past maxResponseBytes is refused; a declared content-length past it fails before the body', async () => {
-    handler = (_req, res) => {
+    seller.handler = (_req, res) => {
       res.writeHead(200, { 'content-type': 'text/plain' });
       streams.push(stream(res, 16 * MiB));
     };
     await assert.rejects(
-      newBuyer({ maxResponseBytes: MiB }).request(url),
+      newBuyer({ maxResponseBytes: MiB }).request(seller.url),
       tooLarge({ status_code: 200, limit_bytes: MiB, payment_sent: false }),
     );
     await streams[0]!.done;
     assert.ok(streams[0]!.written < 12 * MiB, `the seller wrote ${streams[0]!.written} bytes`);
 
     // Announces 10 MiB, sends one byte and waits: the buyer must not wait for the rest.
-    handler = (_req, res) => res.writeHead(200, { 'content-length': String(10 * MiB) }).write('a');
+    seller.handler = (_req, res) => res.writeHead(200, { 'content-length': String(10 * MiB) }).write('a');
     await assert.rejects(
-      newBuyer({ maxResponseBytes: MiB }).request(url),
+      newBuyer({ maxResponseBytes: MiB }).request(seller.url),
       tooLarge({ status_code: 200, limit_bytes: MiB, payment_sent: false }),
     );
   });
 
   it('a paid answer past the cap: payment_sent, and the same purchase key sends the same payment again', async () => {
-    handler = (req, res) => {
+    seller.handler = (req, res) => {
       if (!req.headers['payment-signature']) return void res.writeHead(402, challengeHeader(req)).end('{}');
       res.writeHead(200, { 'content-type': 'text/plain' });
       streams.push(stream(res, 8 * MiB));
     };
     const buyer = newBuyer({ maxResponseBytes: MiB });
     await assert.rejects(
-      buyer.request(url, { purchaseKey: 'report-1' }),
+      buyer.request(seller.url, { purchaseKey: 'report-1' }),
       tooLarge({ status_code: 200, limit_bytes: MiB, payment_sent: true }),
     );
     await assert.rejects(
-      buyer.request(url, { purchaseKey: 'report-1' }),
+      buyer.request(seller.url, { purchaseKey: 'report-1' }),
       tooLarge({ status_code: 200, limit_bytes: MiB, payment_sent: true }),
     );
     assert.equal(pays().length, 1, 'signed once');
-    assert.equal(paymentHeaders.length, 2);
-    assert.equal(paymentHeaders[1], paymentHeaders[0], 'the same payment, byte for byte');
+    assert.equal(seller.paymentHeaders.length, 2);
+    assert.equal(seller.paymentHeaders[1], seller.paymentHeaders[0], 'the same payment, byte for byte');
   });
 
   it('the caps are options: checked like every other (a positive whole number of bytes)', () => {

@@ -8,62 +8,28 @@
  */
 import assert from 'node:assert/strict';
 import { getEventListeners } from 'node:events';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { encodePaymentRequired } from '../../../src/x402/header-codec.js';
-import {
-  createX402Buyer,
-  DEFAULT_SELLER_TIMEOUT_MS,
-  SellerTimeoutError,
-  TreasuryClient,
-  type X402BuyerOptions,
-} from '../../../src/sdk/index.js';
-import { requirements } from '../x402/x402-fixtures.js';
-import { fakeTreasuryHandler, scriptedServer, WALLET_ID, type ScriptedServer } from './scripted-http.js';
-
-/** The 402 of the seller that answered `req` (the buyer pays only the origin whose challenge it signed). */
-const challengeHeader = (req: http.IncomingMessage) => ({
-  'payment-required': encodePaymentRequired({
-    x402Version: 2,
-    resource: { url: `http://${req.headers.host}${req.url}` },
-    accepts: [requirements()],
-  }),
-});
+import type http from 'node:http';
+import { DEFAULT_SELLER_TIMEOUT_MS, SellerTimeoutError, type X402BuyerOptions } from '../../../src/sdk/index.js';
+import { buyerOf, challengeHeader, loopbackSeller, type LoopbackSeller } from './loopback-seller.js';
+import { fakeTreasuryHandler, scriptedServer, type ScriptedServer } from './scripted-http.js';
 
 describe('buyer SDK: a seller that never answers is SellerTimeoutError, not a call held for ever', function () {
   this.timeout(30_000);
   let treasury: ScriptedServer;
-  let seller: http.Server;
-  let url: string;
-  let handler: http.RequestListener = () => {};
-  const paymentHeaders: string[] = [];
+  let seller: LoopbackSeller;
   const held: http.ServerResponse[] = [];
 
   beforeEach(async () => {
     treasury = await scriptedServer(fakeTreasuryHandler());
-    seller = http.createServer((req, res) => {
-      req.resume();
-      const paid = req.headers['payment-signature'];
-      if (typeof paid === 'string') paymentHeaders.push(paid);
-      handler(req, res);
-    });
-    await new Promise<void>((resolve) => seller.listen(0, '127.0.0.1', resolve));
-    url = `http://127.0.0.1:${(seller.address() as AddressInfo).port}/x`;
-    paymentHeaders.length = 0;
+    seller = await loopbackSeller();
     held.length = 0;
   });
   afterEach(async () => {
-    seller.closeAllConnections();
-    await new Promise((resolve) => seller.close(resolve));
+    await seller.close();
     await treasury.close();
   });
 
-  const newBuyer = (extra: Partial<X402BuyerOptions> = {}) =>
-    createX402Buyer({
-      client: new TreasuryClient({ apiUrl: treasury.url, token: 'xx_pat_test' }),
-      walletId: WALLET_ID,
-      ...extra,
-    });
+  const newBuyer = (extra: Partial<X402BuyerOptions> = {}) => buyerOf(treasury, extra);
   const pays = () => treasury.requests.filter((r) => r.url.endsWith('/pay'));
   const timedOut =
     (fields: { timeout_ms: number; payment_sent: boolean }) =>
@@ -84,32 +50,32 @@ describe('buyer SDK: a seller that never answers is SellerTimeoutError, not a ca
     };
 
   it('no answer to the unpaid request: seller_timeout with nothing sent, nothing signed', async () => {
-    handler = (_req, res) => void held.push(res);
+    seller.handler = (_req, res) => void held.push(res);
     await assert.rejects(
-      newBuyer({ sellerTimeoutMs: 300 }).request(url),
+      newBuyer({ sellerTimeoutMs: 300 }).request(seller.url),
       timedOut({ timeout_ms: 300, payment_sent: false }),
     );
     assert.equal(pays().length, 0, 'Treasury was not asked to sign');
   });
 
   it('the paid answer held: payment_sent, and the same purchase key sends the same payment again', async () => {
-    handler = holdPaid(false);
+    seller.handler = holdPaid(false);
     const buyer = newBuyer({ sellerTimeoutMs: 500 });
     for (let i = 0; i < 2; i++)
       await assert.rejects(
-        buyer.request(url, { purchaseKey: 'report-1' }),
+        buyer.request(seller.url, { purchaseKey: 'report-1' }),
         timedOut({ timeout_ms: 500, payment_sent: true }),
       );
     assert.equal(pays().length, 1, 'signed once');
-    assert.equal(paymentHeaders.length, 2);
-    assert.equal(paymentHeaders[1], paymentHeaders[0], 'the same payment, byte for byte');
+    assert.equal(seller.paymentHeaders.length, 2);
+    assert.equal(seller.paymentHeaders[1], seller.paymentHeaders[0], 'the same payment, byte for byte');
   });
 
   it('a paid body that never ends is bounded too, in request and in the drop-in fetch', async () => {
-    handler = holdPaid(true);
+    seller.handler = holdPaid(true);
     const buyer = newBuyer({ sellerTimeoutMs: 500 });
-    await assert.rejects(buyer.request(url), timedOut({ timeout_ms: 500, payment_sent: true }));
-    await assert.rejects(buyer.fetch(url), timedOut({ timeout_ms: 500, payment_sent: true }));
+    await assert.rejects(buyer.request(seller.url), timedOut({ timeout_ms: 500, payment_sent: true }));
+    await assert.rejects(buyer.fetch(seller.url), timedOut({ timeout_ms: 500, payment_sent: true }));
     assert.equal(pays().length, 2, 'one payment each: two purchases');
   });
 
@@ -122,8 +88,8 @@ describe('buyer SDK: a seller that never answers is SellerTimeoutError, not a ca
       return late;
     };
     const buyer = newBuyer({ sellerTimeoutMs: 300, fetch: deaf });
-    await assert.rejects(buyer.request(url), timedOut({ timeout_ms: 300, payment_sent: false }));
-    const challenge = challengeHeader({ headers: { host: new URL(url).host }, url: '/x' } as http.IncomingMessage);
+    await assert.rejects(buyer.request(seller.url), timedOut({ timeout_ms: 300, payment_sent: false }));
+    const challenge = challengeHeader({ headers: { host: new URL(seller.url).host }, url: '/x' });
     answer(new Response('{}', { status: 402, headers: challenge }));
     await new Promise((resolve) => setTimeout(resolve, 200));
     assert.equal(asked.length, 1, 'no paid request');
@@ -131,22 +97,22 @@ describe('buyer SDK: a seller that never answers is SellerTimeoutError, not a ca
   });
 
   it("the caller's signal aborts as the caller's error; a long-lived one keeps no listener after the exchanges", async () => {
-    handler = (req, res) => void res.writeHead(200, { 'content-type': 'text/plain' }).end('free');
+    seller.handler = (req, res) => void res.writeHead(200, { 'content-type': 'text/plain' }).end('free');
     const long = new AbortController();
     const buyer = newBuyer();
-    for (let i = 0; i < 3; i++) assert.equal((await buyer.request(url, { signal: long.signal })).body, 'free');
+    for (let i = 0; i < 3; i++) assert.equal((await buyer.request(seller.url, { signal: long.signal })).body, 'free');
     assert.equal(getEventListeners(long.signal, 'abort').length, 0, 'no listener left behind');
 
-    handler = (_req, res) => void held.push(res);
+    seller.handler = (_req, res) => void held.push(res);
     const mine = new AbortController();
-    const pending = buyer.request(url, { signal: mine.signal });
+    const pending = buyer.request(seller.url, { signal: mine.signal });
     setTimeout(() => mine.abort(new Error('stopped by the caller')), 100);
     await assert.rejects(pending, (err: Error) => {
       assert.ok(!(err instanceof SellerTimeoutError), String(err));
       assert.equal(err.message, 'stopped by the caller');
       return true;
     });
-    await assert.rejects(buyer.request(url, { signal: AbortSignal.abort(new Error('already')) }), /already/);
+    await assert.rejects(buyer.request(seller.url, { signal: AbortSignal.abort(new Error('already')) }), /already/);
   });
 
   it('the bound is an option, checked like every other: 1 ms to 10 minutes, 2 minutes by default', () => {
