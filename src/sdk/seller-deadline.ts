@@ -1,9 +1,10 @@
 /**
  * The buyer's bound on one exchange with a seller (`createX402Buyer`'s `sellerTimeoutMs`, default
  * DEFAULT_SELLER_TIMEOUT_MS): from the unpaid request to the last byte of the answer that ends the exchange, the
- * signing step included in the wall time (Treasury's own calls keep TreasuryClient's `timeoutMs`). Past it the
- * seller's requests are aborted and the exchange fails with `SellerTimeoutError`; the caller's own `signal`
- * still works beside it (its abort is the caller's error, as thrown).
+ * signing step included in the wall time; what follows the seller's last answer (an `upto` settlement report, the
+ * balance read after a refusal) is Treasury's and keeps TreasuryClient's `timeoutMs`, as the signing call does.
+ * Past it the seller's requests are aborted and the exchange fails with `SellerTimeoutError`; the caller's own
+ * `signal` still works beside it (its abort is the caller's error, as thrown).
  *
  * Defends against: a seller — or anything between it and the buyer — that accepts the connection and never
  * answers, or answers a byte at a time, holding an agent's call, a script or a CI job for ever, also through a
@@ -47,9 +48,11 @@ export class SellerTimeoutError extends TreasurySdkError {
   }
 }
 
-/** What the exchange tells its deadline: whether the paid request has gone out. */
+/** What the exchange tells its deadline: whether the paid request has gone out, and when the seller's last answer was read. */
 export interface ExchangeProgress {
   paymentSent: boolean;
+  /** The seller's part is over (its last answer read): what follows is Treasury's (a settlement report, a balance read). */
+  answered(): void;
 }
 
 /** The reason the deadline aborts with: a `TimeoutError`, as `AbortSignal.timeout` gives (fetch rethrows it). */
@@ -76,9 +79,9 @@ export async function withSellerDeadline<T>(
   callerSignal?.throwIfAborted();
   const controller = new AbortController();
   const reason = timeoutReason(timeoutMs);
-  const progress: ExchangeProgress = { paymentSent: false };
   const timer = setTimeout(() => controller.abort(reason), timeoutMs);
   timer.unref();
+  const progress: ExchangeProgress = { paymentSent: false, answered: () => clearTimeout(timer) };
   const onCallerAbort = () => controller.abort(callerSignal?.reason);
   callerSignal?.addEventListener('abort', onCallerAbort, { once: true });
   // A fetch that ignores its signal cannot hold the caller past the deadline either: the abort ends the wait, and

@@ -319,6 +319,7 @@ export function createX402Buyer(options: X402BuyerOptions): X402Buyer {
     progress.paymentSent = true;
     const second = await send(paidUrl, [paymentHeaderName(challenge.dialect), payment]);
     const secondBody = await readBody(second, true);
+    progress.answered();
     const { header, decoded, receipt } = readReceipt(second.headers, requirements);
     const settled = (second.status >= 200 && second.status < 300) || (header !== null && (decoded?.success ?? true));
     if (settled) await closePurchase(purchases, purchase);

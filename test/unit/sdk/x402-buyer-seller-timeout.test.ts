@@ -96,6 +96,21 @@ describe('buyer SDK: a seller that never answers is SellerTimeoutError, not a ca
     assert.equal(pays().length, 0, 'Treasury was not asked to sign after the deadline');
   });
 
+  it("the seller's part only: a refusal answered in time, then a slow balance read, is the refusal", async () => {
+    await treasury.close();
+    const fake = fakeTreasuryHandler();
+    treasury = await scriptedServer(async (req) => {
+      if (req.url.endsWith('/balance')) await new Promise((resolve) => setTimeout(resolve, 700));
+      return fake(req);
+    });
+    seller.handler = (req, res) => void res.writeHead(402, challengeHeader(req)).end('{}');
+    await assert.rejects(newBuyer({ sellerTimeoutMs: 300 }).request(seller.url), (err: Error & { code?: string }) => {
+      assert.equal(err.code, 'payment_failed', String(err));
+      return true;
+    });
+    assert.equal(treasury.requests.filter((r) => r.url.endsWith('/balance')).length, 1, 'the balance was read');
+  });
+
   it("the caller's signal aborts as the caller's error; a long-lived one keeps no listener after the exchanges", async () => {
     seller.handler = (req, res) => void res.writeHead(200, { 'content-type': 'text/plain' }).end('free');
     const long = new AbortController();
