@@ -107,8 +107,9 @@ describe('Ed25519 wallet keys found without searching the token', function () {
     backend = open({ cacheSize: 3 });
     try {
       for (const key of keys) assert.equal((await backend.signEd25519(account, key, message)).length, 64);
-      // Three remembered at start; the two others searched for, and each evicts one the loop may reach later.
-      assert.ok(searches() >= 2 && searches() <= 4, `searches: ${searches()}`);
+      // Three remembered at start (which three follows the token's own order of objects); the two others searched
+      // for, and each evicts one the loop may reach later — up to every one of the five, never one twice.
+      assert.ok(searches() >= 2 && searches() <= keys.length, `searches: ${searches()}`);
     } finally {
       await backend.close();
     }

@@ -64,15 +64,21 @@ function setUp() {
   return { events, waitedFor, pay, commit: (spend: ReservedSpend<unknown>) => commit(spend) };
 }
 
-/** Lets the turns in which the batch starts and the signature is asked for run. */
-const turns = () => new Promise<void>((resolve) => setTimeout(resolve, 5));
+/**
+ * Lets the turns in which the batch starts and the signature is asked for run: until both happened (a signature
+ * made on this thread may hold it past a timer's delay on a busy machine), within a bound.
+ */
+async function turns(events: readonly string[]): Promise<void> {
+  const until = Date.now() + 10_000;
+  while (events.length < 2 && Date.now() < until) await new Promise<void>((resolve) => setTimeout(resolve, 1));
+}
 
 describe('a payment signed while its spend commits: the commit and the signature, in order', () => {
   it('alone, the batch starts first and does not wait for the signature, which leaves after the commit', async () => {
     const { events, waitedFor, pay, commit } = setUp();
     let settled = false;
     const paying = pay(true).finally(() => (settled = true));
-    await turns();
+    await turns(events);
     assert.deepEqual(events, ['commit started', 'signature asked']);
     assert.equal(waitedFor.length, 0, 'the batch is not held for a signature that holds the thread');
     assert.equal(settled, false, 'nothing leaves before the spend committed');
@@ -84,7 +90,7 @@ describe('a payment signed while its spend commits: the commit and the signature
   it('with other requests held, the signature is asked for at once and the batch may gather until it is made', async () => {
     const { events, waitedFor, pay, commit } = setUp();
     const paying = pay(false);
-    await turns();
+    await turns(events);
     assert.deepEqual(events, ['signature asked', 'commit started']);
     assert.equal(waitedFor.length, 1);
     commit({ kind: 'recorded', id: 'spend-1', signed: true });
@@ -92,9 +98,9 @@ describe('a payment signed while its spend commits: the commit and the signature
   });
 
   it('alone, a spend the commit refuses lets no signature out', async () => {
-    const { pay, commit } = setUp();
+    const { events, pay, commit } = setUp();
     const paying = pay(true);
-    await turns();
+    await turns(events);
     commit({ kind: 'refused', refusal: { violations: [{ rule: 'daily_cap', message: 'over' }], version: 1 } });
     await assert.rejects(paying, (e: unknown) => e instanceof SignerFault && e.code === 'policy_denied');
   });
