@@ -60,13 +60,6 @@ function timeoutReason(timeoutMs: number): DOMException {
   return new DOMException(`no answer within ${timeoutMs} ms`, 'TimeoutError');
 }
 
-/** An error an aborted request or body read ends with: the abort's reason, or an AbortError/TimeoutError. */
-function isAbort(err: unknown, reason: unknown): boolean {
-  if (err === reason) return true;
-  if (!(err instanceof Error) && !(err instanceof DOMException)) return false;
-  return err.name === 'TimeoutError' || err.name === 'AbortError' || (err as { cause?: unknown }).cause === reason;
-}
-
 /**
  * Runs `exchange` with a signal that aborts after `timeoutMs`, or when `callerSignal` does; an abort of the
  * deadline's own becomes `SellerTimeoutError`. The timer and the listener on the caller's signal end with it.
@@ -85,15 +78,15 @@ export async function withSellerDeadline<T>(
   const onCallerAbort = () => controller.abort(callerSignal?.reason);
   callerSignal?.addEventListener('abort', onCallerAbort, { once: true });
   // A fetch that ignores its signal cannot hold the caller past the deadline either: the abort ends the wait, and
-  // the exchange left behind checks the signal before it signs and before it sends a payment.
+  // the exchange left behind checks the signal before it signs and before it sends a payment. Listening before the
+  // exchange starts, this rejection is the first an abort makes: past the deadline the race ends with `reason`.
   const aborted = new Promise<never>((_, reject) =>
     controller.signal.addEventListener('abort', () => reject(controller.signal.reason), { once: true }),
   );
   try {
     return await Promise.race([exchange(controller.signal, progress), aborted]);
   } catch (err) {
-    if (controller.signal.reason === reason && isAbort(err, reason))
-      throw new SellerTimeoutError(timeoutMs, progress.paymentSent, err);
+    if (err === reason) throw new SellerTimeoutError(timeoutMs, progress.paymentSent, err);
     throw err;
   } finally {
     clearTimeout(timer);
