@@ -104,7 +104,7 @@ USER treasury-signer
 HEALTHCHECK --interval=15s --timeout=5s --start-period=20s --retries=3 \
     CMD ["node", "dist/signer/health-check.js"]
 # Start-up flags: ops/node-flags.ts (test/unit/ops/container-files.test.ts holds this line to it).
-CMD ["node", "--min-semi-space-size=16", "dist/signer/main.js"]
+CMD ["node", "--heap-growing-percent=100", "--min-semi-space-size=16", "dist/signer/main.js"]
 
 # ---- gate: the managed proxy for mpp sellers (docs/gate.md); no data directory, signer socket or database ----
 # Only GATE_TOKEN (a PAT with the gate scope), GATE_API_URL and FACILITATOR_URL; /metrics on a port of its own

@@ -7,10 +7,10 @@
  * Limits: timer-paced in the load generator's own event loop, so a stall of the load generator delays the
  * arrivals it should have made (they are then sent late, back to back, and measured from when they left), and
  * the responses that arrive meanwhile (measured late). So that its own full collection does not fall inside a
- * phase, the load generator runs one just before it (./full-collection.ts) and keeps nothing per request but
- * its start and latency.
+ * phase, the load generator runs one just before it, with room to double its old generation before the next
+ * (./full-collection.ts), and keeps nothing per request but its start and latency.
  */
-import { fullCollection } from './full-collection.js';
+import { fullCollection, letOldGenerationDouble } from './full-collection.js';
 import type { TimedRequest } from './slow-request-bursts.js';
 
 export interface RateResult {
@@ -39,6 +39,7 @@ export async function driveAtRate(
   let inFlight = 0;
   let drained: (() => void) | undefined;
   let failure: { err: unknown } | undefined;
+  letOldGenerationDouble();
   fullCollection();
   const started = performance.now();
   const startedAtEpochMs = performance.timeOrigin + started;

@@ -18,7 +18,8 @@
  * STEADY_ROOT, STEADY_API_FLAGS / STEADY_SIGNER_FLAGS (node flags for each, replacing the start-up flags of
  * ops/node-flags.ts given by default), STEADY_LABEL (printed), STEADY_SUMMARY_FILE (one JSON line appended),
  * STEADY_API_STDOUT (a file for the API's standard output: what `--trace-gc*` prints), STEADY_SIGNER_STDOUT (the same
- * for the signer's, from its readiness on).
+ * for the signer's, from its readiness on), STEADY_TIMED_FILE (a JSON file with each request of (c): when it was sent,
+ * ms into the phase, and its latency — to see which moments make the slowest percent).
  * Not a test: no assertions; children are stopped at the end.
  */
 import type { ChildProcess } from 'node:child_process';
@@ -254,6 +255,9 @@ function report(
   timeline: string[],
 ): Record<string, unknown> {
   const p = (r: RateResult, q: number) => percentile(r.latenciesMs, q);
+  const timedFile = process.env.STEADY_TIMED_FILE;
+  if (timedFile)
+    fs.writeFileSync(timedFile, JSON.stringify({ startedAtEpochMs: steady.startedAtEpochMs, timed: steady.timed }));
   const bursts = slowRequestBursts(steady.timed, 20);
   const summary = {
     label,
