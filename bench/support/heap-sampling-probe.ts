@@ -8,6 +8,8 @@
  * Why: what a payment allocates sets how often the young generation is collected, on the main thread and on V8's
  * helper threads; a CPU profile shows the collections, not who filled the heap. Limits: sampled (one sample every
  * HEAP_PROBE_INTERVAL bytes, default 4096), so a site's bytes are an estimate; loaded only by the benches.
+ * HEAP_PROBE_SURVIVORS=1 leaves out the objects young collections freed: what is left is what the API promoted to its
+ * old generation (and what still lives), the food of its full collections.
  */
 import fs from 'node:fs';
 import inspector from 'node:inspector';
@@ -15,6 +17,8 @@ import path from 'node:path';
 
 const dir = process.env.HEAP_PROBE_DIR;
 const interval = Number(process.env.HEAP_PROBE_INTERVAL ?? 4096) || 4096;
+/** HEAP_PROBE_SURVIVORS=1: leave out what young collections freed, so the profile counts what was promoted (or still lives). */
+const survivorsOnly = process.env.HEAP_PROBE_SURVIVORS === '1';
 
 function post<T>(session: inspector.Session, method: string, params?: object): Promise<T> {
   return new Promise((resolve, reject) =>
@@ -34,7 +38,7 @@ if (dir) {
         await post(session, 'HeapProfiler.startSampling', {
           samplingInterval: interval,
           includeObjectsCollectedByMajorGC: true,
-          includeObjectsCollectedByMinorGC: true,
+          includeObjectsCollectedByMinorGC: !survivorsOnly,
         });
         return;
       }

@@ -17,7 +17,8 @@
  * Options (env): BENCH_SECONDS (5), BENCH_STEADY_RATE (400), BENCH_WALLETS (1000), BENCH_HISTORY (300,000),
  * STEADY_ROOT, STEADY_API_FLAGS / STEADY_SIGNER_FLAGS (node flags for each, replacing the start-up flags of
  * ops/node-flags.ts given by default), STEADY_LABEL (printed), STEADY_SUMMARY_FILE (one JSON line appended),
- * STEADY_API_STDOUT (a file for the API's standard output: what `--trace-gc*` prints), STEADY_SIGNER_STDOUT (the same
+ * STEADY_HEAP_PROFILE_DIR (the API's sampling heap profile over (c), ./heap-sampling-probe.ts; with
+ * HEAP_PROBE_SURVIVORS=1, what it promoted), STEADY_API_STDOUT (a file for the API's standard output: what `--trace-gc*` prints), STEADY_SIGNER_STDOUT (the same
  * for the signer's, from its readiness on), STEADY_TIMED_FILE (a JSON file with each request of (c): when it was sent,
  * ms into the phase, and its latency — to see which moments make the slowest percent).
  * Not a test: no assertions; children are stopped at the end.
@@ -63,6 +64,7 @@ import { newIdempotencyKey } from '../../src/sdk/new-idempotency-key.js';
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(HERE, '../..');
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const HEAP_DIR = process.env.STEADY_HEAP_PROFILE_DIR;
 const RATE = Number(process.env.BENCH_STEADY_RATE ?? 400);
 const WALLETS = Number(process.env.BENCH_WALLETS ?? 1000);
 const HISTORY = Number(process.env.BENCH_HISTORY ?? 300_000);
@@ -173,8 +175,8 @@ async function startServices(dir: string, connectionString: string, signerDb: st
     adminToken: admin,
     port,
     nodeFlags: flags(process.env.STEADY_API_FLAGS, API_NODE_FLAGS),
-    imports: probe,
-    env: { LOOP_PROBE_FILE: probeFiles.api },
+    imports: HEAP_DIR ? [...probe, path.join(HERE, 'heap-sampling-probe.ts')] : probe,
+    env: { LOOP_PROBE_FILE: probeFiles.api, ...(HEAP_DIR ? { HEAP_PROBE_DIR: HEAP_DIR } : {}) },
     // STEADY_API_STDOUT: a file for the API's standard output (what V8's --trace-gc* flags print there).
     ...(process.env.STEADY_API_STDOUT ? { stdout: fs.openSync(process.env.STEADY_API_STDOUT, 'w') } : {}),
   });
@@ -292,6 +294,13 @@ function report(
   return summary;
 }
 
+/** Stops the API's allocation sampling and waits (up to 10 s) for the profile it then writes. */
+async function stopHeapSampling(dir: string, pid: number): Promise<void> {
+  process.kill(pid, 'SIGUSR2');
+  const file = path.join(dir, `${pid}.heapprofile`);
+  for (let i = 0; i < 100 && !fs.existsSync(file); i++) await new Promise((r) => setTimeout(r, 100));
+}
+
 async function main(): Promise<void> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'treasury-steady-tail-'));
   fs.chmodSync(dir, 0o755);
@@ -345,7 +354,10 @@ async function main(): Promise<void> {
     const sampler = await startPgWaitSampler(database.connectionString, 10);
     const steadyCpu = startCpuSplit(cpuOf);
     const busyBefore = machineSeconds().busy;
+    // STEADY_HEAP_PROFILE_DIR: the API's allocation sampling over (c) alone (./heap-sampling-probe.ts, two SIGUSR2).
+    if (HEAP_DIR) process.kill(services.pids.api!, 'SIGUSR2');
     const steady = await driveAtRate(RATE, SECONDS, 256, (i) => pay(i * 7919));
+    if (HEAP_DIR) await stopHeapSampling(HEAP_DIR, services.pids.api!);
     const busy = (machineSeconds().busy - busyBefore) / steady.seconds / os.cpus().length;
     const cpu = { saturated, steady: steadyCpu(steady.ops) };
     const pgSamples = await sampler.stop();
