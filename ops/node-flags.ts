@@ -13,13 +13,13 @@
  * (docs/performance.md, "What the API promotes, and when V8 collects it"). At 2× one comes about once a minute.
  * The signer: `--heap-growing-percent=100` too, since December 6 — with V8's own headroom it ran one full
  * collection in every 30-s phase at a steady 400 payments/s, its event loop held 10–19 ms and a burst of slow
- * requests around it; at 2×, none in four phases of four, and a lower p99 and fewer requests over 20 ms in each of
- * four alternated pairs (docs/performance.md, "The signer's old generation allowed to double"). And `--min-semi-space-size=16`, its
- * young generation 16 MB a half from the start — the size V8 grows the API's to by itself. By default it starts at 1 MB and grows only while much
- * of it survives, which a signature's garbage does not: at a steady 400 payments/s the signer's stayed at 4 MB
- * and collected 11–13 times per 1,000 payments (every ≈ 200 ms), each collection holding every signature in
- * flight; at 16 MB, 3 times, with less collection time per payment in all (docs/performance.md, "Steady
- * 400/s, the tail"). The maximum stays V8's (16 MB): a young generation allowed to grow past it collected less
+ * requests around it; at 2×, none in four phases of four, and a lower p99 and fewer requests over 20 ms in each
+ * of four alternated pairs (docs/performance.md, "The signer's old generation allowed to double"). And
+ * `--min-semi-space-size=16`, its young generation 16 MB a half from the start — the size V8 grows the API's to
+ * by itself. By default it starts at 1 MB and grows only while much of it survives, which a signature's garbage
+ * does not: at a steady 400 payments/s the signer's stayed at 4 MB and collected 11–13 times per 1,000 payments
+ * (every ≈ 200 ms), each collection holding every signature in flight; at 16 MB, 3 times, with less collection
+ * time per payment in all (docs/performance.md, "Steady 400/s, the tail"). The maximum stays V8's (16 MB): a young generation allowed to grow past it collected less
  * often but for longer, with no better tail (docs/operations.md, "Node flags").
  * Costs: the signer reserves 32 MB of young generation from the start; each service's old generation may hold up
  * to about twice its live data between full collections (the API ≈ 50 MB more than V8's own choice at the bench's
