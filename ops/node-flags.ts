@@ -19,8 +19,9 @@
  * by itself. By default it starts at 1 MB and grows only while much of it survives, which a signature's garbage
  * does not: at a steady 400 payments/s the signer's stayed at 4 MB and collected 11–13 times per 1,000 payments
  * (every ≈ 200 ms), each collection holding every signature in flight; at 16 MB, 3 times, with less collection
- * time per payment in all (docs/performance.md, "Steady 400/s, the tail"). The maximum stays V8's (16 MB): a young generation allowed to grow past it collected less
- * often but for longer, with no better tail (docs/operations.md, "Node flags").
+ * time per payment in all (docs/performance.md, "Steady 400/s, the tail"). The maximum stays V8's (16 MB): a young
+ * generation allowed to grow past it collected less often but for longer, with no better tail (docs/operations.md,
+ * "Node flags").
  * Costs: the signer reserves 32 MB of young generation from the start; each service's old generation may hold up
  * to about twice its live data between full collections (the API ≈ 50 MB more than V8's own choice at the bench's
  * load, the signer ≈ 30 MB).

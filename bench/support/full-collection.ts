@@ -19,8 +19,6 @@ export function fullCollection(): number {
   return process.memoryUsage().heapUsed;
 }
 
-let headroomSet = false;
-
 /**
  * Lets this process's old generation double between full collections (`--heap-growing-percent=100`, as the API
  * runs), for a load generator that must not collect inside a phase: after a collection asked for by
@@ -30,7 +28,5 @@ let headroomSet = false;
  * it). Not for a process under measurement (the x402 bench's servers): it changes when that process collects.
  */
 export function letOldGenerationDouble(): void {
-  if (headroomSet) return;
   v8.setFlagsFromString('--heap-growing-percent=100');
-  headroomSet = true;
 }

@@ -17,10 +17,11 @@
  * Options (env): BENCH_SECONDS (5), BENCH_STEADY_RATE (400), BENCH_WALLETS (1000), BENCH_HISTORY (300,000),
  * STEADY_ROOT, STEADY_API_FLAGS / STEADY_SIGNER_FLAGS (node flags for each, replacing the start-up flags of
  * ops/node-flags.ts given by default), STEADY_LABEL (printed), STEADY_SUMMARY_FILE (one JSON line appended),
- * STEADY_HEAP_PROFILE_DIR (the API's sampling heap profile over (c), ./heap-sampling-probe.ts; with
- * HEAP_PROBE_SURVIVORS=1, what it promoted), STEADY_API_STDOUT (a file for the API's standard output: what `--trace-gc*` prints), STEADY_SIGNER_STDOUT (the same
- * for the signer's, from its readiness on), STEADY_TIMED_FILE (a JSON file with each request of (c): when it was sent,
- * ms into the phase, and its latency — to see which moments make the slowest percent).
+ * BENCH_HEAP_PROFILE_DIR (the API's sampling heap profile over (c) alone, as pay-bench takes it over (a) and (b):
+ * ./heap-sampling-probe.ts; with HEAP_PROBE_SURVIVORS=1, what it promoted), STEADY_API_STDOUT (a file for the API's
+ * standard output: what `--trace-gc*` prints), STEADY_SIGNER_STDOUT (the same for the signer's, from its readiness
+ * on), STEADY_TIMED_FILE (a JSON file with each request of (c): when it was sent, ms into the phase, and its latency
+ * — to see which moments make the slowest percent).
  * Not a test: no assertions; children are stopped at the end.
  */
 import type { ChildProcess } from 'node:child_process';
@@ -58,13 +59,14 @@ import { benchSignerEnv } from './bench-token.js';
 import { measureHsmCeiling } from './pay-bench-ceilings.js';
 import { signatureMicros } from './signer-ratio-bound.js';
 import { describeCpuSplit, startCpuSplit, type CpuSplit } from './service-cpu-split.js';
+import { startHeapSampling } from './profile-windows.js';
 import { machineSeconds } from './pay-bench-cpu.js';
 import { newIdempotencyKey } from '../../src/sdk/new-idempotency-key.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(HERE, '../..');
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
-const HEAP_DIR = process.env.STEADY_HEAP_PROFILE_DIR;
+const HEAP_DIR = process.env.BENCH_HEAP_PROFILE_DIR;
 const RATE = Number(process.env.BENCH_STEADY_RATE ?? 400);
 const WALLETS = Number(process.env.BENCH_WALLETS ?? 1000);
 const HISTORY = Number(process.env.BENCH_HISTORY ?? 300_000);
@@ -294,13 +296,6 @@ function report(
   return summary;
 }
 
-/** Stops the API's allocation sampling and waits (up to 10 s) for the profile it then writes. */
-async function stopHeapSampling(dir: string, pid: number): Promise<void> {
-  process.kill(pid, 'SIGUSR2');
-  const file = path.join(dir, `${pid}.heapprofile`);
-  for (let i = 0; i < 100 && !fs.existsSync(file); i++) await new Promise((r) => setTimeout(r, 100));
-}
-
 async function main(): Promise<void> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'treasury-steady-tail-'));
   fs.chmodSync(dir, 0o755);
@@ -354,10 +349,9 @@ async function main(): Promise<void> {
     const sampler = await startPgWaitSampler(database.connectionString, 10);
     const steadyCpu = startCpuSplit(cpuOf);
     const busyBefore = machineSeconds().busy;
-    // STEADY_HEAP_PROFILE_DIR: the API's allocation sampling over (c) alone (./heap-sampling-probe.ts, two SIGUSR2).
-    if (HEAP_DIR) process.kill(services.pids.api!, 'SIGUSR2');
+    const stopHeapSampling = startHeapSampling(services.pids.api);
     const steady = await driveAtRate(RATE, SECONDS, 256, (i) => pay(i * 7919));
-    if (HEAP_DIR) await stopHeapSampling(HEAP_DIR, services.pids.api!);
+    await stopHeapSampling();
     const busy = (machineSeconds().busy - busyBefore) / steady.seconds / os.cpus().length;
     const cpu = { saturated, steady: steadyCpu(steady.ops) };
     const pgSamples = await sampler.stop();
