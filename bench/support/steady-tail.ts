@@ -16,7 +16,8 @@
  *
  * Options (env): BENCH_SECONDS (5), BENCH_STEADY_RATE (400), BENCH_WALLETS (1000), BENCH_HISTORY (300,000),
  * STEADY_ROOT, STEADY_API_FLAGS / STEADY_SIGNER_FLAGS (node flags for each, replacing the start-up flags of
- * ops/node-flags.ts given by default), STEADY_LABEL (printed), STEADY_SUMMARY_FILE (one JSON line appended),
+ * ops/node-flags.ts given by default), STEADY_PG_SETTINGS (PostgreSQL settings, "name=value …", for a diagnosis
+ * such as synchronous_commit=off to see what the WAL's flush adds — never how Treasury runs), STEADY_LABEL (printed), STEADY_SUMMARY_FILE (one JSON line appended),
  * BENCH_HEAP_PROFILE_DIR (the API's sampling heap profile over (c) alone, as pay-bench takes it over (a) and (b):
  * ./heap-sampling-probe.ts; with HEAP_PROBE_SURVIVORS=1, what it promoted), STEADY_API_STDOUT (a file for the API's
  * standard output: what `--trace-gc*` prints), STEADY_SIGNER_STDOUT (the same for the signer's, from its readiness
@@ -296,13 +297,25 @@ function report(
   return summary;
 }
 
+/** STEADY_PG_SETTINGS ("name=value name=value"): server settings for a diagnosis, never a recommendation. */
+function pgSettings(env: string | undefined): Record<string, string> {
+  const pairs = (env ?? '').split(/\s+/).filter(Boolean);
+  return Object.fromEntries(
+    pairs.map((pair) => {
+      const at = pair.indexOf('=');
+      if (at < 1) throw new Error(`STEADY_PG_SETTINGS: "${pair}" is not name=value`);
+      return [pair.slice(0, at), pair.slice(at + 1)];
+    }),
+  );
+}
+
 async function main(): Promise<void> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'treasury-steady-tail-'));
   fs.chmodSync(dir, 0o755);
   const database = await startEmbeddedPostgres({
     dir: path.join(dir, 'pg'),
     port: await freePort(),
-    settings: { shared_preload_libraries: 'pg_stat_statements' },
+    settings: { shared_preload_libraries: 'pg_stat_statements', ...pgSettings(process.env.STEADY_PG_SETTINGS) },
   });
   let services: Services | undefined;
   try {
