@@ -26,7 +26,7 @@
  * let 10,000 snapshots hold ~1.5 GiB.
  * The Idempotency-Keys seen: at most 100,000, each held as the SHA-256 of its wallet and key (44 characters), not
  * as their text — one string of 64 bytes instead of the text joined from the request's wallet id and header,
- * which V8 keeps as two concatenations and both parts (≈ 190 bytes in four objects; 100,000 keys 11.7 MB instead
+ * which V8 keeps as two concatenations and both parts (≈ 190 bytes in four objects; 100,000 keys 12.1 MB instead
  * of 25.3 with the memory's own entries, `npm run bench:seen-keys`). Two keys with one digest would only send the
  * second to the slow path (read the earlier attempt): never a snapshot used for a key seen before.
  * Does not defend: keys evicted from memory (the authorization's UNIQUE (wallet_id, idempotency_key) fails
