@@ -73,12 +73,14 @@ function main(): void {
     const run = spawnSync(process.execPath, ['--expose-gc', '--import', 'tsx', self], { stdio: 'inherit' });
     process.exit(run.status ?? 1);
   }
+  const ref = 'joined text (reference)';
+  const ours = 'SnapshotCache.firstUseOfKey';
   const rows: Array<[string, Measured]> = [];
   for (let round = 0; round < ROUNDS; round++) {
-    rows.push(['joined text (reference)', measure('joined text', joinedText)]);
+    rows.push([ref, measure(ref, joinedText)]);
     rows.push([
-      'SnapshotCache.firstUseOfKey',
-      measure('SnapshotCache', () => {
+      ours,
+      measure(ours, () => {
         const cache = new SnapshotCache();
         return (walletId, key) => cache.firstUseOfKey(walletId, key);
       }),
@@ -88,8 +90,6 @@ function main(): void {
     const values = rows.filter(([l]) => l === label).map(([, m]) => pick(m));
     return values.reduce((a, b) => a + b, 0) / values.length;
   };
-  const ref = 'joined text (reference)';
-  const ours = 'SnapshotCache.firstUseOfKey';
   console.log(`\n${MAX_SEEN_KEYS.toLocaleString('en')} keys over ${WALLETS} wallets, ${ROUNDS} rounds alternated\n`);
   console.log('| memory of keys seen | bytes a key | MB held | µs a call | ratio to the reference |');
   console.log('|---|---|---|---|---|');
