@@ -18,8 +18,9 @@
  * STEADY_ROOT, STEADY_API_FLAGS / STEADY_SIGNER_FLAGS (node flags for each, replacing the start-up flags of
  * ops/node-flags.ts given by default), STEADY_PG_SETTINGS (PostgreSQL settings, "name=value …", for a diagnosis
  * such as synchronous_commit=off to see what the WAL's flush adds — never how Treasury runs), STEADY_LABEL
- * (printed), STEADY_SUMMARY_FILE (one JSON line appended), BENCH_HEAP_PROFILE_DIR (the API's sampling heap profile over (c) alone, as pay-bench takes it over (a) and (b):
- * ./heap-sampling-probe.ts; with HEAP_PROBE_SURVIVORS=1, what it promoted), STEADY_API_STDOUT (a file for the API's
+ * (printed), STEADY_SUMMARY_FILE (one JSON line appended), BENCH_HEAP_PROFILE_DIR (the API's sampling heap
+ * profile over (c) alone, as pay-bench takes it over (a) and (b): ./heap-sampling-probe.ts; with
+ * HEAP_PROBE_SURVIVORS=1, what it promoted), STEADY_API_STDOUT (a file for the API's
  * standard output: what `--trace-gc*` prints), STEADY_SIGNER_STDOUT (the same for the signer's, from its readiness
  * on), STEADY_TIMED_FILE (a JSON file with each request of (c): when it was sent, ms into the phase, and its latency
  * — to see which moments make the slowest percent).
