@@ -17,7 +17,10 @@ import path from 'node:path';
 
 const dir = process.env.HEAP_PROBE_DIR;
 const interval = Number(process.env.HEAP_PROBE_INTERVAL ?? 4096) || 4096;
-/** HEAP_PROBE_SURVIVORS=1: leave out what young collections freed, so the profile counts what was promoted (or still lives). */
+/**
+ * HEAP_PROBE_SURVIVORS=1: leave out what young collections freed, so the profile counts what was promoted (or still
+ * lives).
+ */
 const survivorsOnly = process.env.HEAP_PROBE_SURVIVORS === '1';
 
 function post<T>(session: inspector.Session, method: string, params?: object): Promise<T> {

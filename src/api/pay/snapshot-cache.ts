@@ -165,7 +165,10 @@ export class SnapshotCache {
   }
 }
 
-/** What the memory of seen keys holds for `key` of `walletId`: the wallet id's length first, so no two pairs join alike. */
+/**
+ * What the memory of seen keys holds for `key` of `walletId`: the wallet id's length first, so no two pairs join
+ * alike.
+ */
 export function seenKeyId(walletId: string, key: string): string {
   return hash('sha256', `${walletId.length}:${walletId}|${key}`, 'base64');
 }
