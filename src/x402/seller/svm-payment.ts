@@ -20,24 +20,28 @@ import {
   type Address,
 } from '@solana/kit';
 
-const TOKEN_PROGRAMS = new Set([
-  'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA',
-  'TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb',
-]);
+/** The SPL Token and Token-2022 programs, the two an `exact` payment's TransferChecked may name. */
+export const TOKEN_PROGRAMS: readonly Address[] = [
+  'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA' as Address,
+  'TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb' as Address,
+];
 const ASSOCIATED_TOKEN_PROGRAM = 'ATokenGPvbdGVxr1b2hvZbsiqW5xWH25efTNsLJA8knL' as Address;
 const TRANSFER_CHECKED = 12;
 
+/** The associated token account of (owner, mint) under one token program: the ATA program's PDA of its seeds. */
+export async function associatedTokenAccount(owner: string, mint: string, program: Address): Promise<Address> {
+  const encoder = getAddressEncoder();
+  const [pda] = await getProgramDerivedAddress({
+    programAddress: ASSOCIATED_TOKEN_PROGRAM,
+    seeds: [encoder.encode(owner as Address), encoder.encode(program), encoder.encode(mint as Address)],
+  });
+  return pda;
+}
+
 /** The associated token accounts of (owner, mint) under SPL Token and Token-2022: where an `exact` payment goes. */
 export async function associatedTokenAccounts(owner: string, mint: string): Promise<string[]> {
-  const encoder = getAddressEncoder();
   const out: string[] = [];
-  for (const program of TOKEN_PROGRAMS) {
-    const [pda] = await getProgramDerivedAddress({
-      programAddress: ASSOCIATED_TOKEN_PROGRAM,
-      seeds: [encoder.encode(owner as Address), encoder.encode(program as Address), encoder.encode(mint as Address)],
-    });
-    out.push(pda);
-  }
+  for (const program of TOKEN_PROGRAMS) out.push(await associatedTokenAccount(owner, mint, program));
   return out;
 }
 
@@ -78,7 +82,9 @@ export function readSvmTransfer(base64: string, expected: Expected): SvmTransfer
   const { tx, message } = decoded;
   const keys = message.staticAccounts;
   const transfers = message.instructions.filter(
-    (ix) => TOKEN_PROGRAMS.has(keys[ix.programAddressIndex] ?? '') && ix.data?.[0] === TRANSFER_CHECKED,
+    (ix) =>
+      (TOKEN_PROGRAMS as readonly string[]).includes(keys[ix.programAddressIndex] ?? '') &&
+      ix.data?.[0] === TRANSFER_CHECKED,
   );
   const ix = transfers[0];
   if (transfers.length !== 1 || !ix?.data || ix.data.length !== 10 || ix.accountIndices?.length !== 4)

@@ -1,10 +1,11 @@
 /**
  * A Solana payment's message as the API builds it (src/api/pay/solana/build-exact-message.ts), on the offline
- * chain's RPC seen through a loopback relay that counts what is asked of it: the message is the one the official
- * client builds for the same payment on the same blockhash; the mint is read once per wallet and a blockhash once
- * per reuse window (payments asking during a read share it), where a client made for each payment read both every
- * time; a blockhash is reused for less than its age limit; a failed read is not kept; with no reuse every payment
- * reads its own blockhash.
+ * chain's RPC seen through a loopback relay that counts what is asked of it: the message is byte for byte the one
+ * the official client builds for the same payment on the same blockhash (with the seller's memo; without one, all
+ * but the memo's random bytes); the mint is read once and a blockhash once per reuse window (payments asking
+ * during a read share it), where the official client read the mint once per wallet; a blockhash is reused for
+ * less than its age limit; a failed read of either is not kept; with no reuse every payment reads its own
+ * blockhash.
  */
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
@@ -23,10 +24,13 @@ import { RecentBlockhash, type BlockhashSource } from '../../../src/api/pay/sola
 import { AppError } from '../../../src/api/errors/app-error.js';
 import { LoopbackServers } from '../../support/loopback-servers.js';
 
-/** A JSON-RPC relay to `upstream` that counts each method asked, and answers 503 to the next `failNext` requests. */
+/**
+ * A JSON-RPC relay to `upstream` that counts each method asked, and answers 503 to the next `failNext` requests
+ * asking `failMethod`.
+ */
 async function countingRelay(servers: LoopbackServers, upstream: string) {
   const asked = new Map<string, number>();
-  const relay = { url: '', asked, failNext: 0 };
+  const relay = { url: '', asked, failNext: 0, failMethod: 'getLatestBlockhash' };
   relay.url = await servers.listen((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -34,7 +38,7 @@ async function countingRelay(servers: LoopbackServers, upstream: string) {
       const body = Buffer.concat(chunks).toString('utf8');
       const calls = ([] as Array<{ method: string }>).concat(JSON.parse(body) as { method: string });
       for (const { method } of calls) asked.set(method, (asked.get(method) ?? 0) + 1);
-      if (relay.failNext > 0) {
+      if (relay.failNext > 0 && calls.some(({ method }) => method === relay.failMethod)) {
         relay.failNext--;
         res.writeHead(503).end();
         return;
@@ -59,7 +63,7 @@ function countedBuilder(url: string, maxAgeMs: number) {
   return { builder, sources };
 }
 
-describe('Solana payment messages: the official client, kept per wallet, on a reused blockhash', function () {
+describe("Solana payment messages: the official client's, its mint and token accounts kept, on a reused blockhash", function () {
   this.timeout(60_000);
   let solana: LocalSolana;
   const servers = new LoopbackServers();
@@ -88,27 +92,63 @@ describe('Solana payment messages: the official client, kept per wallet, on a re
   const blockhashOf = (messageBase64: string) =>
     getCompiledTransactionMessageDecoder().decode(getBase64Encoder().encode(messageBase64)).lifetimeToken;
 
-  it('builds what the official client builds for the same payment on the same blockhash', async () => {
-    const builder = new ExactMessageBuilder({ url: solana.rpcUrl, timeoutMs: 5_000, blockhashMaxAgeMs: 60_000 });
-    const built = await builder.build(wallets[0]!, request('order-7'));
-    const blockhash = blockhashOf(built.message);
-    assert.equal(blockhash, solana.chain.latestBlockhash().blockhash, "the chain's latest blockhash");
+  /** The official client's message for `wallet`'s payment `r` with `extra` (the blockhash given), as bytes. */
+  async function officialMessage(wallet: Address, r: SolanaExactRequest, extra: Record<string, unknown>) {
     const official = await new ExactSvmScheme(
-      { address: wallets[0]!, signTransactions: (txs) => Promise.resolve(txs.map(() => ({}))) },
+      { address: wallet, signTransactions: (txs) => Promise.resolve(txs.map(() => ({}))) },
       { rpcUrl: solana.rpcUrl },
     ).createPaymentPayload(2, {
       scheme: 'exact',
-      ...request(),
-      extra: { feePayer: solana.feePayer, memo: 'order-7', recentBlockhash: blockhash },
+      ...r,
+      memo: undefined,
+      extra: { feePayer: r.feePayer, ...extra },
     } as never);
-    const officialMessage = getTransactionDecoder().decode(
-      getBase64Encoder().encode(official.payload['transaction'] as string),
-    ).messageBytes;
-    assert.equal(built.message, Buffer.from(officialMessage).toString('base64'));
-    assert.equal(built.messageHash, `0x${createHashHex(new Uint8Array(officialMessage))}`);
+    return new Uint8Array(
+      getTransactionDecoder().decode(getBase64Encoder().encode(official.payload['transaction'] as string)).messageBytes,
+    );
+  }
+  const decodedMessage = (bytes: Uint8Array) => getCompiledTransactionMessageDecoder().decode(bytes);
+
+  it('builds, byte for byte, what the official client builds for the same payment on the same blockhash', async () => {
+    const builder = new ExactMessageBuilder({ url: solana.rpcUrl, timeoutMs: 5_000, blockhashMaxAgeMs: 60_000 });
+    for (const [wallet, amount] of [
+      [wallets[0]!, '1000'],
+      [wallets[1]!, '123456789'],
+      [wallets[0]!, '1'],
+    ] as const) {
+      const r = { ...request('order-7'), amount };
+      const built = await builder.build(wallet, r);
+      const blockhash = blockhashOf(built.message);
+      assert.equal(blockhash, solana.chain.latestBlockhash().blockhash, "the chain's latest blockhash");
+      const official = await officialMessage(wallet, r, { memo: 'order-7', recentBlockhash: blockhash });
+      assert.equal(built.message, Buffer.from(official).toString('base64'));
+      assert.equal(built.messageHash, `0x${createHashHex(official)}`);
+    }
   });
 
-  it('reads the mint once per wallet and a blockhash once per window, shared by payments asking meanwhile', async () => {
+  it("without a seller's memo (or an empty one): the official client's message but for the memo, 16 random bytes as hex each time", async () => {
+    const builder = new ExactMessageBuilder({ url: solana.rpcUrl, timeoutMs: 5_000, blockhashMaxAgeMs: 60_000 });
+    // An empty memo is no memo, as the official client reads it.
+    const built = [await builder.build(wallets[1]!, request()), await builder.build(wallets[1]!, request(''))];
+    const ours = built.map((b) => decodedMessage(new Uint8Array(getBase64Encoder().encode(b.message))));
+    const official = decodedMessage(
+      await officialMessage(wallets[1]!, request(), { recentBlockhash: blockhashOf(built[0]!.message) }),
+    );
+    const memos = ours.map((m) => Buffer.from(m.instructions.at(-1)!.data!).toString('utf8'));
+    for (const memo of memos) assert.match(memo, /^[0-9a-f]{32}$/);
+    assert.notEqual(memos[0], memos[1], 'a memo of its own for each payment');
+    const withoutMemo = (m: typeof official) => ({ ...m, instructions: m.instructions.slice(0, -1) });
+    assert.equal(official.instructions.length, 4, 'limit, price, transfer, memo');
+    for (const m of ours) {
+      assert.deepEqual(withoutMemo(m), withoutMemo(official));
+      assert.deepEqual(
+        { ...m.instructions.at(-1), data: undefined },
+        { ...official.instructions.at(-1), data: undefined },
+      );
+    }
+  });
+
+  it('reads the mint once and a blockhash once per window, shared by payments asking meanwhile', async () => {
     const relay = await countingRelay(servers, solana.rpcUrl);
     const { builder, sources } = countedBuilder(relay.url, 60_000);
     const first = await Promise.all([0, 1, 2].map(() => builder.build(wallets[0]!, request())));
@@ -117,17 +157,33 @@ describe('Solana payment messages: the official client, kept per wallet, on a re
     assert.equal(new Set(all.map((m) => m.messageHash)).size, all.length, 'each payment its own message (memo)');
     assert.equal(new Set(all.map((m) => blockhashOf(m.message))).size, 1, 'one blockhash for all');
     assert.equal(relay.asked.get('getLatestBlockhash'), 1);
-    // The mint: one read per wallet's client (wallet 0's three payments at once share its read), never again.
-    assert.equal(relay.asked.get('getAccountInfo'), 2);
+    // The mint: one read (the first three payments at once share it), for every wallet, never again.
+    assert.equal(relay.asked.get('getAccountInfo'), 1);
     await builder.build(wallets[0]!, request());
     await builder.build(wallets[1]!, request());
-    assert.equal(relay.asked.get('getAccountInfo'), 2, 'a kept wallet reads no mint again');
+    assert.equal(relay.asked.get('getAccountInfo'), 1, 'no mint read again');
     assert.equal(relay.asked.get('getLatestBlockhash'), 1);
     assert.deepEqual(
       [...sources].sort(),
       ['read', 'reused', 'reused', 'reused', 'reused', 'shared', 'shared'],
       'the metric: one read, two payments sharing it, the later four reusing it',
     );
+  });
+
+  it('a failed read of the mint is 503 and is not kept: the next payment reads it again', async () => {
+    const relay = await countingRelay(servers, solana.rpcUrl);
+    const { builder } = countedBuilder(relay.url, 60_000);
+    relay.failMethod = 'getAccountInfo';
+    relay.failNext = 1;
+    await assert.rejects(
+      builder.build(wallets[0]!, request()),
+      (err: unknown) => err instanceof AppError && err.code === 'chain_unavailable',
+    );
+    const built = await builder.build(wallets[0]!, request());
+    assert.equal(blockhashOf(built.message), solana.chain.latestBlockhash().blockhash);
+    assert.equal(relay.asked.get('getAccountInfo'), 2, 'the failed read, then a new one');
+    await builder.build(wallets[1]!, request());
+    assert.equal(relay.asked.get('getAccountInfo'), 2, 'the second read kept');
   });
 
   it('reuses a blockhash for less than its age limit, then reads a new one', async () => {

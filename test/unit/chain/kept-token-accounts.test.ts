@@ -1,13 +1,14 @@
 /**
- * A pair's associated token accounts, kept (src/api/chain/kept-token-accounts.ts): first and again, in any order,
- * the accounts the official token program helper derives for the owner and mint under SPL Token and Token-2022 —
- * a kept answer never stands for another owner or mint.
+ * Associated token accounts, kept (src/api/chain/kept-token-accounts.ts): first and again, in any order, the
+ * accounts the official token program helper derives for the owner and mint under SPL Token and Token-2022, both
+ * for a pair and for one (owner, mint, program) triple as a Solana payment's message names it — a kept answer
+ * never stands for another owner, mint or program.
  */
 import assert from 'node:assert/strict';
 import { generateKeyPairSigner, type Address } from '@solana/kit';
 import { TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
 import { findAssociatedTokenPda, TOKEN_2022_PROGRAM_ADDRESS } from '@solana-program/token-2022';
-import { keptTokenAccounts } from '../../../src/api/chain/kept-token-accounts.js';
+import { keptTokenAccount, keptTokenAccounts } from '../../../src/api/chain/kept-token-accounts.js';
 
 const newAddress = async (): Promise<Address> => (await generateKeyPairSigner()).address;
 
@@ -31,6 +32,22 @@ describe('chain: associated token accounts of a payee, kept', () => {
         );
       }
     }
+  });
+
+  it("answers one triple's account as the helper derives it, never another program's or owner's", async () => {
+    const [owner, other, mint] = await Promise.all([0, 1, 2].map(newAddress));
+    for (const round of [1, 2]) {
+      for (const tokenProgram of [TOKEN_2022_PROGRAM_ADDRESS, TOKEN_PROGRAM_ADDRESS]) {
+        for (const who of [owner!, other!]) {
+          const [expected] = await findAssociatedTokenPda({ owner: who, mint: mint!, tokenProgram });
+          assert.equal(await keptTokenAccount(who, mint!, tokenProgram), expected, `round ${round}`);
+        }
+      }
+    }
+    assert.deepEqual(await keptTokenAccounts(owner!, mint!), [
+      await keptTokenAccount(owner!, mint!, TOKEN_PROGRAM_ADDRESS),
+      await keptTokenAccount(owner!, mint!, TOKEN_2022_PROGRAM_ADDRESS),
+    ]);
   });
 
   it('keeps nothing for an address that does not decode', async () => {

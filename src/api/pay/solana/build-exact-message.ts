@@ -1,47 +1,74 @@
 /**
- * The transaction message of a Solana x402 `exact` payment, built by the official client itself
- * (`@x402/svm`'s ExactSvmScheme): SetComputeUnitLimit, SetComputeUnitPrice, TransferChecked of `amount` from
- * ATA(wallet, mint) to ATA(payTo, mint) with the wallet as authority, and a Memo (`extra.memo`, or 16 random
- * bytes as hex), fee payer `extra.feePayer`, on a blockhash read from the deployment's RPC
- * (./recent-blockhash.ts). The client is handed a signer that signs nothing: the message is read back from the
- * transaction it returns, and the wallet's key signs it later, after the payment is decided and recorded
- * (../pay-service.ts).
+ * The transaction message of a Solana x402 `exact` payment, composed as the official client (`@x402/svm`'s
+ * ExactSvmScheme) composes it, from the same instruction builders and constants: SetComputeUnitLimit,
+ * SetComputeUnitPrice, TransferChecked of `amount` from ATA(wallet, mint) to ATA(payTo, mint) under the mint's
+ * token program with the wallet as authority, and a Memo (`extra.memo`, or 16 random bytes as hex), fee payer
+ * `extra.feePayer`, on a blockhash read from the deployment's RPC (./recent-blockhash.ts). Nothing is signed
+ * here: the wallet's key signs the message later, after the payment is decided and recorded (../pay-service.ts).
  *
- * The client is kept per wallet (at most `MAX_CLIENTS`, least recently used out), as the official client is
- * meant to be used: it reads the mint's token program and decimals once and keeps them, where a client made
- * for each payment read the mint from the RPC for every payment. The blockhash is given to it in
- * `extra.recentBlockhash`, its documented input, so it makes no RPC call of its own for it.
+ * What the official client does again for every payment is done once: the mint's token program and decimals
+ * are read once per mint (a failed read is not kept), and the two associated token accounts are kept
+ * (../../chain/kept-token-accounts.ts) — each derivation is about 0.8 ms of CPU in JavaScript, two a payment,
+ * about half of a Solana payment's CPU in this process when the client derived them (docs/performance.md, "A
+ * Solana payment's message without its two derivations"). test/integration/api/solana-exact-message.test.ts
+ * holds the message byte for byte to the official client's for the same payment, so a change of shape in a
+ * new release of the client fails there, not on chain.
  *
- * Defends: a message of another shape than the one sellers and facilitators expect (the official code builds
- * it); a seller's `recentBlockhash` in `extra` (only feePayer and memo are passed on: the blockhash is the
- * deployment's RPC's); a slow RPC holding the request (the build is bounded by the RPC timeout; 503
- * `chain_unavailable` with the failure kept as ../../chain/rpc-failure.ts keeps it).
+ * Defends: a message of another shape than the one sellers and facilitators expect (the official builders,
+ * held to the official client's output); a seller's `recentBlockhash` in `extra` (only feePayer and memo are
+ * passed on: the blockhash is the deployment's RPC's); a mint owned by any program but SPL Token or Token-2022
+ * (`chain_unavailable`, as the official client refuses it); a slow RPC holding the request (the mint's read
+ * and the blockhash's are bounded by the RPC timeout; 503 `chain_unavailable` with the failure kept as
+ * ../../chain/rpc-failure.ts keeps it).
  * Does not defend: what the message says (the signer decodes it and signs only the x402 exact shape), nor a
- * lying RPC (a wrong blockhash only makes the transaction fail to land).
+ * lying RPC (a wrong blockhash or mint only makes the transaction fail to land).
  */
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import {
+  getSetComputeUnitLimitInstruction,
+  setTransactionMessageComputeUnitPrice,
+} from '@solana-program/compute-budget';
+import { fetchMint, getTransferCheckedInstruction } from '@solana-program/token-2022';
+import {
+  appendTransactionMessageInstructions,
+  compileTransaction,
+  createSolanaRpc,
+  createTransactionMessage,
   getBase64Decoder,
-  getBase64Encoder,
-  getTransactionDecoder,
+  pipe,
+  prependTransactionMessageInstruction,
+  setTransactionMessageFeePayer,
+  setTransactionMessageLifetimeUsingBlockhash,
   type Address,
-  type SignatureBytes,
-  type SignatureDictionary,
+  type Blockhash,
+  type Rpc,
+  type SolanaRpcApi,
   type TransactionPartialSigner,
 } from '@solana/kit';
-import { ExactSvmScheme } from '@x402/svm/exact/client';
+import {
+  DEFAULT_COMPUTE_UNIT_LIMIT,
+  DEFAULT_COMPUTE_UNIT_PRICE_MICROLAMPORTS,
+  MAX_MEMO_BYTES,
+  MEMO_PROGRAM_ADDRESS,
+} from '@x402/svm';
 import { LRUCache } from 'lru-cache';
+import { keptTokenAccount } from '../../chain/kept-token-accounts.js';
 import { rpcFailure } from '../../chain/rpc-failure.js';
 import type { AppConfig } from '../../config/app-config.js';
 import { AppError } from '../../errors/app-error.js';
+import { TOKEN_PROGRAMS } from '../../../x402/seller/svm-payment.js';
 import { RecentBlockhash, type BlockhashSource } from './recent-blockhash.js';
 
-/** The wallets whose client (and the mint it read) is kept; past it the least recently used is dropped. */
-const MAX_CLIENTS = 10_000;
+/** Mints whose token program and decimals are kept (a payment's mint is the chain's USDC: one per chain). */
+const MAX_MINTS = 64;
 
-const base64Bytes = getBase64Encoder();
 const base64Text = getBase64Decoder();
-const transactionDecoder = getTransactionDecoder();
+
+/** What a payment's TransferChecked needs of its mint. */
+interface MintMetadata {
+  programAddress: Address;
+  decimals: number;
+}
 
 export interface SolanaExactRequest {
   network: string;
@@ -82,9 +109,11 @@ export function exactMessageOptions(config: SolanaMessageConfig): ExactMessageOp
 
 export class ExactMessageBuilder {
   private readonly blockhash: RecentBlockhash;
-  private readonly clients = new LRUCache<string, ExactSvmScheme>({ max: MAX_CLIENTS });
+  private readonly rpc: Rpc<SolanaRpcApi>;
+  private readonly mints = new LRUCache<string, Promise<MintMetadata>>({ max: MAX_MINTS });
 
   constructor(private readonly options: ExactMessageOptions) {
+    this.rpc = createSolanaRpc(options.url);
     this.blockhash = new RecentBlockhash({
       url: options.url,
       timeoutMs: options.timeoutMs,
@@ -94,56 +123,105 @@ export class ExactMessageBuilder {
   }
 
   async build(wallet: string, request: SolanaExactRequest): Promise<SolanaExactMessage> {
-    const { memo, feePayer, ...rest } = request;
-    let payload: { payload: Record<string, unknown> };
+    let messageBytes: Uint8Array;
     try {
-      payload = await withTimeout(
-        this.blockhash.get().then(({ blockhash, lastValidBlockHeight }) =>
-          this.client(wallet).createPaymentPayload(2, {
-            scheme: 'exact',
-            ...rest,
-            extra: {
-              feePayer,
-              ...(memo === undefined ? {} : { memo }),
-              recentBlockhash: blockhash,
-              lastValidBlockHeight,
-            },
-          } as never),
-        ),
-        this.options.timeoutMs,
-      );
+      messageBytes = await withTimeout(this.compose(wallet, request), this.options.timeoutMs);
     } catch (err) {
       throw new AppError('chain_unavailable', { fields: { network: request.network }, cause: rpcFailure(err) });
     }
-    const transaction = payload.payload['transaction'];
-    if (typeof transaction !== 'string')
-      throw new AppError('internal_error', { message: 'The payment message was not built.' });
-    const messageBytes = new Uint8Array(transactionDecoder.decode(base64Bytes.encode(transaction)).messageBytes);
     return {
       message: base64Text.decode(messageBytes),
       messageHash: `0x${createHash('sha256').update(messageBytes).digest('hex')}`,
     };
   }
 
-  /** The official client for `wallet`, kept (with the mint it read) between payments. */
-  private client(wallet: string): ExactSvmScheme {
-    let client = this.clients.get(wallet);
-    if (!client) {
-      client = new ExactSvmScheme(placeholderSigner(wallet), { rpcUrl: this.options.url });
-      this.clients.set(wallet, client);
+  /** The message's bytes, as the official client's `createPaymentPayload` composes them. */
+  private async compose(wallet: string, request: SolanaExactRequest): Promise<Uint8Array> {
+    const [mint, { blockhash, lastValidBlockHeight }] = await Promise.all([
+      this.mint(request.network, request.asset),
+      this.blockhash.get(),
+    ]);
+    const [source, destination] = await Promise.all([
+      keptTokenAccount(wallet, request.asset, mint.programAddress),
+      keptTokenAccount(request.payTo, request.asset, mint.programAddress),
+    ]);
+    const transfer = getTransferCheckedInstruction(
+      {
+        source,
+        mint: request.asset as Address,
+        destination,
+        authority: authority(wallet),
+        amount: BigInt(request.amount),
+        decimals: mint.decimals,
+      },
+      { programAddress: mint.programAddress },
+    );
+    const memo = {
+      programAddress: MEMO_PROGRAM_ADDRESS as Address,
+      accounts: [],
+      data: memoBytes(request.memo),
+    };
+    const message = pipe(
+      createTransactionMessage({ version: 0 }),
+      (m) => setTransactionMessageComputeUnitPrice(DEFAULT_COMPUTE_UNIT_PRICE_MICROLAMPORTS, m),
+      (m) => setTransactionMessageFeePayer(request.feePayer as Address, m),
+      (m) =>
+        prependTransactionMessageInstruction(
+          getSetComputeUnitLimitInstruction({ units: DEFAULT_COMPUTE_UNIT_LIMIT }),
+          m,
+        ),
+      (m) => appendTransactionMessageInstructions([transfer, memo], m),
+      (m) =>
+        setTransactionMessageLifetimeUsingBlockhash(
+          { blockhash: blockhash as Blockhash, lastValidBlockHeight: BigInt(lastValidBlockHeight) },
+          m,
+        ),
+    );
+    return new Uint8Array(compileTransaction(message).messageBytes);
+  }
+
+  /**
+   * The mint's token program and decimals, read once: payments asking meanwhile share the read, which is aborted after
+   * the RPC timeout; a failed read is not kept (the next payment reads again).
+   */
+  private async mint(network: string, asset: string): Promise<MintMetadata> {
+    const key = `${network} ${asset}`;
+    let read = this.mints.get(key);
+    if (!read) {
+      read = fetchMint(this.rpc, asset as Address, { abortSignal: AbortSignal.timeout(this.options.timeoutMs) }).then(
+        (account) => {
+          if (!TOKEN_PROGRAMS.includes(account.programAddress))
+            throw new Error('the asset was not created by a known token program');
+          return { programAddress: account.programAddress, decimals: account.data.decimals };
+        },
+      );
+      this.mints.set(key, read);
+      read.catch(() => {
+        if (this.mints.get(key) === read) this.mints.delete(key);
+      });
     }
-    return client;
+    return read;
   }
 }
 
-/** A signer for `wallet` that signs nothing: its placeholder signatures are never used (see above). */
-function placeholderSigner(wallet: string): TransactionPartialSigner {
+/**
+ * The memo's bytes: the seller's `extra.memo`, or when it is absent or empty, 16 random bytes as hex (as the official
+ * client makes it: an empty memo is no memo).
+ */
+function memoBytes(memo: string | undefined): Uint8Array {
+  const bytes = new TextEncoder().encode(memo === undefined || memo === '' ? randomBytes(16).toString('hex') : memo);
+  if (bytes.byteLength > MAX_MEMO_BYTES) throw new Error(`extra.memo exceeds maximum ${MAX_MEMO_BYTES} bytes`);
+  return bytes;
+}
+
+/**
+ * The wallet as the transfer's authority: a signer by shape, so the account is marked as one in the message,
+ * that signs nothing (the message is only compiled here; the wallet's key signs it in the signer).
+ */
+function authority(wallet: string): TransactionPartialSigner {
   return {
     address: wallet as Address,
-    signTransactions: (transactions) =>
-      Promise.resolve(
-        transactions.map(() => ({ [wallet]: new Uint8Array(64) as SignatureBytes }) as SignatureDictionary),
-      ),
+    signTransactions: () => Promise.reject(new Error('the message builder signs nothing')),
   };
 }
 
