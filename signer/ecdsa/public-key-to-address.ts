@@ -5,7 +5,7 @@
  * input must be exactly 65 bytes starting with 0x04.
  * Known limits: does not check the point is on the curve; keys come from the HSM or from recovery.
  */
-import { keccak_256 } from '@noble/hashes/sha3.js';
+import { keccak256 } from '../keccak-256.js';
 import { bytesToHex, getAddress, type Address } from 'viem';
 import { abytes } from '../assert.js';
 import { SignerFault } from '../signer-error.js';
@@ -15,7 +15,7 @@ export function publicKeyToLowerCaseAddress(uncompressed: Uint8Array): Address {
   abytes(uncompressed, 65, 'public key');
   if (uncompressed[0] !== 0x04)
     throw new SignerFault('internal_error', 'public key must be uncompressed (0x04 prefix)');
-  return bytesToHex(keccak_256(uncompressed.subarray(1)).subarray(12));
+  return bytesToHex(keccak256(uncompressed.subarray(1)).subarray(12));
 }
 
 export function publicKeyToAddress(uncompressed: Uint8Array): Address {

@@ -14,12 +14,13 @@
  * the type string on every call (half the digest's cost). Inputs were validated by the protocol schema, so
  * viem's own validation pass is not repeated; unit tests compare the result with viem's hashTypedData for
  * many random messages, the type hash with keccak256 of the type string, and the x402 vector. The two
- * keccaks run on bytes (@noble/hashes, the implementation viem wraps): viem's keccak256 of a hex string
- * converts it to bytes and back, which cost as much as the hashing (28 µs against 12 µs each).
+ * keccaks run on bytes (../keccak-256.ts: OpenSSL's where Node offers it, else @noble/hashes, the implementation
+ * viem wraps): viem's keccak256 of a hex string converts it to bytes and back, which cost as much as the hashing
+ * (28 µs against 12 µs each).
  * Known limits: the domain name/version come from the request (Base "USD Coin", Base Sepolia "USDC");
  * a wrong one yields a signature the token contract rejects, not a loss.
  */
-import { keccak_256 } from '@noble/hashes/sha3.js';
+import { keccak256 } from '../keccak-256.js';
 import { bytesToHex, getTypesForEIP712Domain, hexToBytes, type Hex } from 'viem';
 import { hashStruct } from 'viem/utils';
 import type { Eip712Domain, TransferWithAuthorization } from '../protocol/signer-protocol.js';
@@ -111,7 +112,7 @@ export function transferAuthorizationDigest(domain: Eip712Domain, message: Trans
   putUint256(data, 4, BigInt(message.validAfter));
   putUint256(data, 5, BigInt(message.validBefore));
   putHex(data, 6, message.nonce, 32);
-  return typedDataDigest(domain, keccak_256(data));
+  return typedDataDigest(domain, keccak256(data));
 }
 
 /** EIP-712's digest of a message whose struct hash is given: keccak256(0x19 0x01 ‖ domainSeparator ‖ structHash), as 32 bytes. */
@@ -121,7 +122,7 @@ export function typedDataDigest(domain: DomainInput, structHash: Uint8Array): Ui
   data[1] = 0x01;
   data.set(separatorOf(domain), 2);
   data.set(structHash, 34);
-  return keccak_256(data);
+  return keccak256(data);
 }
 
 /** The digest as 0x hex. */

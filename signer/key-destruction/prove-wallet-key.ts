@@ -17,7 +17,7 @@
  * tombstone here: an AWS KMS key an operator disabled) cannot be proved, so it is not destroyed through this path.
  */
 import { randomBytes } from 'node:crypto';
-import { keccak_256 } from '@noble/hashes/sha3.js';
+import { keccak256 } from '../keccak-256.js';
 import { aaddress } from '../assert.js';
 import type { KeyBackend, SignDigestOptions } from '../backends/key-backend.js';
 import { finalizeSignature } from '../ecdsa/finalize-signature.js';
@@ -59,7 +59,7 @@ export async function proveWalletKey(
   const probe = keyProbe();
   try {
     if (publicKey === undefined) {
-      const digest = keccak_256(probe);
+      const digest = keccak256(probe);
       finalizeSignature(digest, await backend.signDigest(account_key_ref, wallet_key_ref, digest, context), address);
     } else {
       const signature = await signEd25519(backend, account_key_ref, wallet_key_ref, probe);

@@ -19,7 +19,7 @@
  * of the other curve costs one HSM or KMS signature of the probe each time (as a probe of `set_wallet_policy` or
  * `destroy_wallet_key` does).
  */
-import { keccak_256 } from '@noble/hashes/sha3.js';
+import { keccak256 } from '../keccak-256.js';
 import type { KeyBackend } from '../backends/key-backend.js';
 import { keyProbe } from '../key-destruction/prove-wallet-key.js';
 import { SignerFault } from '../signer-error.js';
@@ -57,7 +57,7 @@ export async function signEd25519OfAccount(
  */
 async function assertKeyOfAccount(backend: KeyBackend, accountKeyRef: string, walletKeyRef: string): Promise<void> {
   try {
-    await backend.signDigest(accountKeyRef, walletKeyRef, keccak_256(keyProbe()));
+    await backend.signDigest(accountKeyRef, walletKeyRef, keccak256(keyProbe()));
   } catch (err) {
     if (err instanceof SignerFault && err.code === 'invariant_violation')
       throw new SignerFault('key_not_found', 'wallet_key_ref names no wallet key of this account', undefined, {
