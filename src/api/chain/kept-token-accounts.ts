@@ -3,10 +3,10 @@
  * (../../x402/seller/svm-payment.ts derives them), kept for the `MAX_KEPT` (owner, mint, program) triples used
  * last. Each derivation hashes its seeds and tests the result against the curve once per bump it tries (about
  * 0.8 ms of CPU here, in JavaScript); a Solana payment's message names two (the wallet's and the payee's), a
- * settlement report derives a payee's two, and a ledger check a seller's two for each proven pay-to address, for
- * every row. The account of a triple never changes, so a kept answer is the derived one.
+ * balance read the wallet's, a settlement report derives a payee's two, and a ledger check a seller's two for each
+ * proven pay-to address, for every row. The account of a triple never changes, so a kept answer is the derived one.
  *
- * Defends: the CPU of deriving the same accounts for every payment, report and ledger row; the memory a stream of
+ * Defends: the CPU of deriving the same accounts for every payment, balance read, report and ledger row; the memory a stream of
  * new payees could take (least recently used out). Does not defend: whether the accounts exist (the chain's
  * balances say what moved; a transfer to a missing account fails its simulation).
  */

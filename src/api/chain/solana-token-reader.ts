@@ -1,7 +1,8 @@
 /**
  * Reads on a Solana RPC (TREASURY_SOLANA_RPC_URL) for the wallet wing: the USDC held by a wallet, that is the
  * amount of its associated token account ATA(wallet, mint) under the mint's token program (SPL Token or
- * Token-2022, read once per mint from the mint account's owner), 0 while that account does not exist.
+ * Token-2022, read once per mint from the mint account's owner), 0 while that account does not exist. The
+ * account's address is derived once per wallet (./kept-token-accounts.ts), not at every read.
  *
  * Defends: a slow or dead RPC holding a request (every call is bounded by the RPC timeout); a token account
  * that is not the wallet's USDC account (its mint and owner fields must name them); a failure leaking the
@@ -12,19 +13,14 @@
 import {
   createSolanaRpc,
   getAddressDecoder,
-  getAddressEncoder,
   getBase64Encoder,
-  getProgramDerivedAddress,
   type Address,
   type Rpc,
   type SolanaRpcApi,
 } from '@solana/kit';
+import { TOKEN_PROGRAMS } from '../../x402/seller/svm-payment.js';
+import { keptTokenAccount } from './kept-token-accounts.js';
 
-const ASSOCIATED_TOKEN_PROGRAM = 'ATokenGPvbdGVxr1b2hvZbsiqW5xWH25efTNsLJA8knL' as Address;
-const TOKEN_PROGRAMS: ReadonlySet<string> = new Set([
-  'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA',
-  'TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb',
-]);
 /** An SPL token account: mint (32), owner (32), amount (u64 LE) first; Token-2022 accounts may be longer. */
 const TOKEN_ACCOUNT_MIN_BYTES = 165;
 
@@ -42,7 +38,7 @@ export class SolanaTokenReader {
   /** The raw amount of ATA(owner, mint); 0 when that account does not exist. */
   async tokenBalance(owner: string, mint: string): Promise<bigint> {
     const program = await this.tokenProgram(mint as Address);
-    const ata = await associatedTokenAccount(owner as Address, program, mint as Address);
+    const ata = await keptTokenAccount(owner, mint, program);
     const info = await this.rpc
       .getAccountInfo(ata, { encoding: 'base64', commitment: 'confirmed' })
       .send({ abortSignal: AbortSignal.timeout(this.timeoutMs) });
@@ -67,18 +63,8 @@ export class SolanaTokenReader {
     const info = await this.rpc
       .getAccountInfo(mint, { encoding: 'base64', commitment: 'confirmed' })
       .send({ abortSignal: AbortSignal.timeout(this.timeoutMs) });
-    if (!info.value || !TOKEN_PROGRAMS.has(info.value.owner)) throw new Error('the mint is not a token mint');
+    if (!info.value || !TOKEN_PROGRAMS.includes(info.value.owner)) throw new Error('the mint is not a token mint');
     this.tokenPrograms.set(mint, info.value.owner);
     return info.value.owner;
   }
-}
-
-/** ATA(owner, mint) under `tokenProgram`: the account x402 `exact` pays from and to. */
-export async function associatedTokenAccount(owner: Address, tokenProgram: Address, mint: Address): Promise<Address> {
-  const encoder = getAddressEncoder();
-  const [address] = await getProgramDerivedAddress({
-    programAddress: ASSOCIATED_TOKEN_PROGRAM,
-    seeds: [encoder.encode(owner), encoder.encode(tokenProgram), encoder.encode(mint)],
-  });
-  return address;
 }
