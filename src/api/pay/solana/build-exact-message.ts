@@ -9,7 +9,7 @@
  * What the official client does again for every payment is done once: the mint's token program and decimals
  * are read once per mint (a failed read is not kept), and the two associated token accounts are kept
  * (../../chain/kept-token-accounts.ts) — each derivation is about 0.8 ms of CPU in JavaScript, two a payment,
- * about half of a Solana payment's CPU in this process when the client derived them (docs/performance.md, "A
+ * a third to a half of a Solana payment's CPU in the API when the client derived them (docs/performance.md, "A
  * Solana payment's message without its two derivations"). test/integration/api/solana-exact-message.test.ts
  * holds the message byte for byte to the official client's for the same payment, so a change of shape in a
  * new release of the client fails there, not on chain.
