@@ -41,9 +41,14 @@ describe('wallet lifecycle (HTTP, SoftHSM, PostgreSQL)', function () {
     ({ apiKey: token, accountId } = await mintAgent(t, 'lifecycle'));
   });
 
-  async function signWithStoredKey(walletId: string, keyRef: string, address: string) {
+  /** Signs `typed` (by default a fresh authorization from `address`) with the stored key, through the signer. */
+  async function signWithStoredKey(
+    walletId: string,
+    keyRef: string,
+    address: string,
+    typed: ReturnType<typeof authorizationFor> = authorizationFor(address),
+  ) {
     const account = await t.db.knex('treasury_accounts').where({ id: accountId }).first();
-    const typed = authorizationFor(address);
     return t.signer.client.signTransferAuthorization({
       account_key_ref: account.account_key_ref,
       wallet_key_ref: keyRef,
@@ -81,8 +86,10 @@ describe('wallet lifecycle (HTTP, SoftHSM, PostgreSQL)', function () {
   it('a wallet signature recovers to the wallet address', async () => {
     const created = await t.request('POST', '/v1/wallets', { token, body: {} });
     const row = await t.db.knex('wallets').where({ id: created.body.id }).first();
+    // One authorization, signed and recovered: its validity window is read from the clock once, so a second
+    // that turns between signing and recovering cannot make the two messages differ.
     const typed = authorizationFor(created.body.address);
-    const sig = await signWithStoredKey(created.body.id, row.wallet_key_ref, created.body.address);
+    const sig = await signWithStoredKey(created.body.id, row.wallet_key_ref, created.body.address, typed);
     const recovered = await recoverAuthorizationSigner(typed.message, sig.signature, typed.domain);
     assert.equal(recovered, created.body.address);
   });
