@@ -9,7 +9,8 @@
  * What it is not: the EVM rows' setting. The API runs in this process (the test harness's, with the offline
  * chain's RPC in this process too) and the load client shares its event loop, so the ratio is lower than a
  * separate API process would give; compare it with itself from run to run. Options (env): BENCH_SECONDS
- * (default 8), BENCH_CONCURRENCY (default 32), BENCH_SOLANA_WALLETS (default 100). Each pay phase's row gives the
+ * (default 8), BENCH_CONCURRENCY (default 32), BENCH_SOLANA_WALLETS (default 100), BENCH_CPU_PROFILE_DIR (a V8 CPU
+ * profile of the signer, written there when it stops; run the bench under `node --cpu-prof` for this process's). Each pay phase's row gives the
  * CPU a payment of this process (the API, the load and the chain's RPC) and of the signer's (/proc).
  * Each pay phase alternates, one-second slices in turn, between wallets without a signed policy (the signer records
  * each spend in its store after release) and as many whose policy the bench's approver signed (the signer decides
@@ -28,6 +29,7 @@ import { mintAgentKey, startTestTreasury, type TestTreasury } from '../test/supp
 import { drive, driveAlternating, percentile, type AlternatedResult, type DriveResult } from './support/closed-loop.js';
 import { benchApprover, signBenchPolicies } from './support/owner-policy-bench.js';
 import { readProcStat } from './support/proc-stat.js';
+import { nodeArgsFor } from '../bin/build-freshness.mjs';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
@@ -153,9 +155,13 @@ async function main(): Promise<void> {
   const solana = await startLocalSolana();
   // Bench wallets are made with an api key: the approver is their policy authority.
   const approver = benchApprover();
+  const profileDir = process.env.BENCH_CPU_PROFILE_DIR;
   const t = await startTestTreasury({
     extraEnv: { TREASURY_SOLANA_RPC_URL: solana.rpcUrl },
     signerEnv: { TREASURY_SIGNER_POLICY_APPROVER: approver.address },
+    ...(profileDir
+      ? { signerNodeArgs: nodeArgsFor('signer/main.ts', ['--cpu-prof', `--cpu-prof-dir=${profileDir}`]) }
+      : {}),
   });
   try {
     const token = await mintAgentKey(t, `bench-solana-${Date.now()}`);

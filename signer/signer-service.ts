@@ -29,7 +29,7 @@
  * policy allows it) is destroyed on the front's word, as before.
  */
 import { sha256 } from '@noble/hashes/sha2.js';
-import { getBase58Decoder } from '@solana/kit';
+import { base58 } from '@scure/base';
 import { bytesToHex } from 'viem';
 import {
   aaddress,
@@ -64,8 +64,6 @@ import { assertEd25519Signature } from './solana/ed25519-signature.js';
 import { receiptMessageSigning } from './solana/policy-receipt-message.js';
 import { checkSolanaPaymentRequest } from './solana/solana-payment-request.js';
 import { walletAddress, walletKeyResult } from './wallet-key-result.js';
-
-const base58 = getBase58Decoder();
 
 export interface SignerServiceLimits {
   /** The rolling ceilings per wallet; without it only the static invariants (`value_max` among them) apply. */
@@ -236,7 +234,7 @@ export class SignerService {
         (err: unknown) => Promise.reject(asWalletKeyOfAccount(err)),
       );
       assertEd25519Signature(signature, message, publicKey);
-      return { signature: base58.decode(signature), message_hash: bytesToHex(sha256(message)) };
+      return { signature: base58.encode(signature), message_hash: bytesToHex(sha256(message)) };
     };
     // Without a store nothing reads the payee; with one, `pay_to` is there (required above).
     const payee = params.pay_to ?? params.address;

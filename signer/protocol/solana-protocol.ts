@@ -24,14 +24,14 @@
  * MAX_SOLANA_MESSAGE_BYTES bytes. What it does not defend: what the message says (the signer's check), or
  * who may ask (./signer-protocol.ts).
  */
-import { isAddress } from '@solana/kit';
 import { z } from 'zod';
+import { isSolanaKey } from './solana-key.js';
 
 /** A base58 Solana address: an Ed25519 public key (the signer checks it spells exactly 32 bytes). */
 export const solanaAddressSchema = z
   .string()
   .regex(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/, 'expected a base58 Solana address')
-  .refine((v): boolean => isAddress(v), 'expected a base58 Solana address of 32 bytes');
+  .refine(isSolanaKey, 'expected a base58 Solana address of 32 bytes');
 /** CAIP-2 id of a Solana network: `solana:` and the first 32 characters of its genesis hash. */
 export const solanaNetworkSchema = z
   .string()

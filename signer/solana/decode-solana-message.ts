@@ -1,6 +1,6 @@
 /**
  * Decodes the bytes of a Solana transaction message (legacy or v0) with @solana/kit's compiled-message
- * decoder, and accepts them only in their one canonical encoding, with every account named in the message
+ * layout (./solana-message-codec.ts), and accepts them only in their one canonical encoding, with every account named in the message
  * itself.
  *
  * Defends: signing bytes the checks did not see — the message is re-encoded from what was decoded and must
@@ -10,19 +10,15 @@
  * random, oversized, unknown versions) are refused with a rule, never thrown as another error.
  * Does not defend: what the message does (./check-x402-exact-message.ts).
  */
-import {
-  getCompiledTransactionMessageDecoder,
-  getCompiledTransactionMessageEncoder,
-  type CompiledTransactionMessage,
-  type CompiledTransactionMessageWithLifetime,
-} from '@solana/kit';
 import { equalBytes } from '@noble/curves/utils.js';
+import {
+  solanaMessageDecoder as decoder,
+  solanaMessageEncoder as encoder,
+  type SolanaMessage,
+} from './solana-message-codec.js';
 import { solanaRule } from './solana-rule.js';
 
-export type SolanaMessage = CompiledTransactionMessage & CompiledTransactionMessageWithLifetime;
-
-const decoder = getCompiledTransactionMessageDecoder();
-const encoder = getCompiledTransactionMessageEncoder();
+export type { SolanaMessage } from './solana-message-codec.js';
 
 function decodeOrUndefined(bytes: Uint8Array): SolanaMessage | undefined {
   try {

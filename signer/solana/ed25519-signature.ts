@@ -16,21 +16,22 @@
  */
 import { createPublicKey, verify, type KeyObject } from 'node:crypto';
 import { ed25519 } from '@noble/curves/ed25519.js';
-import { getAddressEncoder, isAddress } from '@solana/kit';
 import { LRUCache } from 'lru-cache';
 import type { KeyBackend } from '../backends/key-backend.js';
 import { SignerFault } from '../signer-error.js';
-
-const addressEncoder = getAddressEncoder();
+import { isSolanaKey, keyBytes } from '../protocol/solana-key.js';
 
 /** Public keys kept decoded and checked. */
 const MAX_KEYS = 10_000;
 const keys = new LRUCache<string, KeyObject>({ max: MAX_KEYS });
 
-/** The wallet's Ed25519 public key from its base58 address; `invalid_request` when it is not 32 bytes. */
+/**
+ * The wallet's Ed25519 public key from its base58 address; `invalid_request` unless the address is the one
+ * spelling of 32 bytes (so that no two spellings name one key, to the ceilings keyed by address among others).
+ */
 export function solanaPublicKey(address: string, name: string): Uint8Array {
-  if (!isAddress(address)) throw new SignerFault('invalid_request', `${name} is not a 32-byte base58 address`);
-  return addressEncoder.encode(address) as Uint8Array;
+  if (!isSolanaKey(address)) throw new SignerFault('invalid_request', `${name} is not a 32-byte base58 address`);
+  return keyBytes(address);
 }
 
 /**

@@ -66,10 +66,13 @@ export async function startTestTreasury(
      * own, dropped on stop); `false` starts a signer that keeps none (its ceilings only).
      */
     policyStore?: boolean;
+    /** What node runs for the signer instead of signer/main.ts (a bench's profiling flags; ./signer-harness.ts). */
+    signerNodeArgs?: string[];
   } = {},
 ): Promise<TestTreasury> {
   const signer = await startTestSigner({
     ...(options.signerEnv ? { env: options.signerEnv } : {}),
+    ...(options.signerNodeArgs ? { nodeArgs: options.signerNodeArgs } : {}),
     policyStore: options.policyStore ?? true,
   });
   const db = options.database ?? (await createTestDatabase());
