@@ -1,7 +1,7 @@
 /**
  * A Solana key's two spellings: its 32 bytes, and base58 as Solana writes an address (one '1' per leading zero
- * byte), through @scure/base — about 0.5 µs a key read and 1.5 µs a key written, against 18 and 7 µs for
- * @solana/kit's BigInt base conversion (docs/performance.md, "The signer's Solana message read without BigInt
+ * byte), through @scure/base — about 1.5 µs to spell a key and 0.5 µs to read a spelling back, against 7 and 18 µs
+ * for @solana/kit's BigInt base conversion (docs/performance.md, "Solana messages read and written without BigInt
  * base58"); test/unit/signer/solana-message-codec.test.ts holds both spellings equal to kit's.
  *
  * Defends: two spellings naming one key — a spelling is a key's only when it is exactly what the key's bytes spell.

@@ -27,6 +27,9 @@
 import { z } from 'zod';
 import { isSolanaKey } from './solana-key.js';
 
+export { isSolanaKey, keyBytes, keySpelling } from './solana-key.js';
+export { solanaMessageDecoder, solanaMessageEncoder, type SolanaMessage } from './solana-message-codec.js';
+
 /** A base58 Solana address: an Ed25519 public key (the signer checks it spells exactly 32 bytes). */
 export const solanaAddressSchema = z
   .string()

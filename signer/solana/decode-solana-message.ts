@@ -1,6 +1,6 @@
 /**
  * Decodes the bytes of a Solana transaction message (legacy or v0) with @solana/kit's compiled-message
- * layout (./solana-message-codec.ts), and accepts them only in their one canonical encoding, with every account named in the message
+ * layout (../protocol/solana-message-codec.ts), and accepts them only in their one canonical encoding, with every account named in the message
  * itself.
  *
  * Defends: signing bytes the checks did not see — the message is re-encoded from what was decoded and must
@@ -15,10 +15,10 @@ import {
   solanaMessageDecoder as decoder,
   solanaMessageEncoder as encoder,
   type SolanaMessage,
-} from './solana-message-codec.js';
+} from '../protocol/solana-message-codec.js';
 import { solanaRule } from './solana-rule.js';
 
-export type { SolanaMessage } from './solana-message-codec.js';
+export type { SolanaMessage } from '../protocol/solana-message-codec.js';
 
 function decodeOrUndefined(bytes: Uint8Array): SolanaMessage | undefined {
   try {

@@ -1,5 +1,5 @@
 /**
- * The signer's Solana message codec and key spellings (signer/solana/solana-message-codec.ts,
+ * The signer's Solana message codec and key spellings (signer/protocol/solana-message-codec.ts,
  * signer/protocol/solana-key.ts) against @solana/kit's own: the signer must read every message exactly as kit
  * reads it — the same accounts, blockhash, instructions and lookups, or a refusal where kit refuses — and write
  * back exactly kit's bytes, since its canonical-form check compares that writing with the bytes it signs.
@@ -18,7 +18,7 @@ import {
   type Address,
 } from '@solana/kit';
 import { isSolanaKey, keyBytes, keySpelling } from '../../../signer/protocol/solana-key.js';
-import { solanaMessageDecoder, solanaMessageEncoder } from '../../../signer/solana/solana-message-codec.js';
+import { solanaMessageDecoder, solanaMessageEncoder } from '../../../signer/protocol/solana-message-codec.js';
 import { compiledPayment, encodeCompiled, paymentMessage } from '../../builders/solana-payment-message.js';
 
 const kitDecoder = getCompiledTransactionMessageDecoder();

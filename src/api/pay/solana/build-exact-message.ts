@@ -10,7 +10,9 @@
  * are read once per mint (a failed read is not kept), and the two associated token accounts are kept
  * (../../chain/kept-token-accounts.ts) — each derivation is about 0.8 ms of CPU in JavaScript, two a payment,
  * a third to a half of a Solana payment's CPU in the API when the client derived them (docs/performance.md, "A
- * Solana payment's message without its two derivations"). test/integration/api/solana-exact-message.test.ts
+ * Solana payment's message without its two derivations"); and the compiled message is written with the
+ * signer's codec (../../../../signer/protocol/solana-message-codec.ts), kit's layout without kit's BigInt base58,
+ * a third of the API's CPU a Solana payment when kit wrote it. test/integration/api/solana-exact-message.test.ts
  * holds the message byte for byte to the official client's for the same payment, so a change of shape in a
  * new release of the client fails there, not on chain.
  *
@@ -31,7 +33,7 @@ import {
 import { fetchMint, getTransferCheckedInstruction } from '@solana-program/token-2022';
 import {
   appendTransactionMessageInstructions,
-  compileTransaction,
+  compileTransactionMessage,
   createSolanaRpc,
   createTransactionMessage,
   getBase64Decoder,
@@ -52,6 +54,7 @@ import {
   MEMO_PROGRAM_ADDRESS,
 } from '@x402/svm';
 import { LRUCache } from 'lru-cache';
+import { solanaMessageEncoder } from '../../../../signer/protocol/signer-protocol.js';
 import { keptTokenAccount } from '../../chain/kept-token-accounts.js';
 import { rpcFailure } from '../../chain/rpc-failure.js';
 import type { AppConfig } from '../../config/app-config.js';
@@ -177,7 +180,8 @@ export class ExactMessageBuilder {
           m,
         ),
     );
-    return new Uint8Array(compileTransaction(message).messageBytes);
+    // Kit's compiler orders the accounts; the bytes are kit's layout, written without its BigInt base58.
+    return new Uint8Array(solanaMessageEncoder.encode(compileTransactionMessage(message)));
   }
 
   /**

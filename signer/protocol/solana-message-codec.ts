@@ -1,18 +1,21 @@
 /**
- * The codec the signer reads a Solana transaction message with, and re-encodes it with to hold it to its one
- * canonical form (./decode-solana-message.ts): @solana/kit's compiled-message layout — legacy and v0, the message
+ * The bytes of a Solana transaction message, as `sign_solana_transaction` carries them: the codec the API writes
+ * a payment's message with (src/api/pay/solana/build-exact-message.ts) and reads it back with to assemble the
+ * wire transaction, and the signer reads it with and re-encodes it with to hold it to its one canonical form
+ * (../solana/decode-solana-message.ts): @solana/kit's compiled-message layout — legacy and v0, the message
  * header, the static accounts, the lifetime token, the instructions and the address table lookups — composed from
  * kit's own codec parts exactly as kit composes `getCompiledTransactionMessageDecoder` and
  * `getCompiledTransactionMessageEncoder`, with one part changed: a 32-byte key (an account, the blockhash, a lookup
- * table) is spelled in base58 by @scure/base (../protocol/solana-key.ts). Kit converts through one BigInt per key, twice when it encodes
- * (7 µs a key read, 18 µs a key written here, against 1.5 and 0.5), which was a fifth of the signer's CPU for a
- * Solana payment (docs/performance.md, "The signer's Solana message read without BigInt base58").
+ * table) is spelled in base58 by @scure/base (./solana-key.ts). Kit converts through one BigInt per key, twice
+ * when it encodes (7 µs a key read, 18 µs a key written here, against 1.5 and 0.5): a third of the signer's CPU
+ * for a Solana payment, and a third of the API's (docs/performance.md, "Solana messages read and written without
+ * BigInt base58").
  *
  * Defends: a message read differently from the way kit reads it — test/unit/signer/solana-message-codec.test.ts
  * holds this codec equal to kit's, both ways, over messages compiled by kit (keys with leading zero bytes
- * included), every truncation and single-byte change of them, random bytes and the hostile inputs; and a key
+ * included), every truncation and single-byte change of them, and random bytes; and a key
  * written back that is not the one read (a base58 spelling that is not exactly 32 bytes is refused).
- * Does not defend: what the message does (./check-x402-exact-message.ts).
+ * Does not defend: what the message does (../solana/check-x402-exact-message.ts).
  */
 import {
   addDecoderSizePrefix,
@@ -43,7 +46,7 @@ import {
   type Encoder,
   type VariableSizeEncoder,
 } from '@solana/kit';
-import { keyBytes, keySpelling } from '../protocol/solana-key.js';
+import { keyBytes, keySpelling } from './solana-key.js';
 
 export type SolanaMessage = CompiledTransactionMessage & CompiledTransactionMessageWithLifetime;
 
