@@ -1,17 +1,18 @@
 /**
  * `npm run bench:solana` (also the last part of `npm run bench`): Solana `exact` pays per second through the
  * whole pay path — HTTP, the policy decision, the reservation and record in PostgreSQL, the signer's decode of
- * the message and its SoftHSM Ed25519 signature, the message built with the official @x402/svm client on the
- * offline chain's latest blockhash — next to the ceiling measured in the same run: raw SoftHSM Ed25519 signing
+ * the message and its SoftHSM Ed25519 signature, the message composed as the official @x402/svm client composes
+ * it on the offline chain's latest blockhash — next to the ceiling measured in the same run: raw SoftHSM Ed25519 signing
  * (CKM_EDDSA) through the signer's backend, 8 loops. Payments spread over BENCH_SOLANA_WALLETS wallets
  * (default 100) and on one hot wallet.
  *
- * What it is not: the EVM rows' setting. The API runs in this process (the test harness's, with the offline
- * chain's RPC in this process too) and the load client shares its event loop, so the ratio is lower than a
- * separate API process would give; compare it with itself from run to run. Options (env): BENCH_SECONDS
- * (default 8), BENCH_CONCURRENCY (default 32), BENCH_SOLANA_WALLETS (default 100), BENCH_CPU_PROFILE_DIR (a V8 CPU
- * profile of the signer, written there when it stops; run the bench under `node --cpu-prof` for this process's). Each pay phase's row gives the
- * CPU a payment of this process (the API, the load and the chain's RPC) and of the signer's (/proc).
+ * The API runs in a process of its own, as production starts it (compiled when current, its start-up flags:
+ * ops/node-flags.ts), against the database and signer the bench set the wallets up through; the load client and the
+ * offline chain's RPC run in this process; before anything is measured, 32 wallets of the warm-up's own pay three
+ * times each through it. Options (env): BENCH_SECONDS (default 8), BENCH_CONCURRENCY (default 32),
+ * BENCH_SOLANA_WALLETS (default 100), BENCH_CPU_PROFILE_DIR (V8 CPU profiles of the API and the signer, written
+ * there when they stop; run the bench under `node --cpu-prof` for this process's). Each pay phase's row gives the
+ * CPU a payment of the API, of the signer and of this process (the load and the chain's RPC), from /proc.
  * Each pay phase alternates, one-second slices in turn, between wallets without a signed policy (the signer records
  * each spend in its store after release) and as many whose policy the bench's approver signed (the signer decides
  * on its own state and commits each spend before the signature leaves: docs/adr/0012-owner-signed-policies.md);
@@ -25,7 +26,14 @@ import { generateKeyPairSigner, type Address } from '@solana/kit';
 import { openBenchBackend } from './support/bench-token.js';
 import { initSoftHsmToken } from '../ops/softhsm/init-token.js';
 import { startLocalSolana, type LocalSolana } from '../ops/solana/local-solana.js';
-import { mintAgentKey, startTestTreasury, type TestTreasury } from '../test/support/api-harness.js';
+import {
+  GENEROUS_RATE_LIMITS,
+  mintAgentKey,
+  startTestTreasury,
+  type TestTreasury,
+} from '../test/support/api-harness.js';
+import { startApiProcess } from '../test/support/api-process.js';
+import { nodeFlagsFor } from '../ops/node-flags.js';
 import { drive, driveAlternating, percentile, type AlternatedResult, type DriveResult } from './support/closed-loop.js';
 import { benchApprover, signBenchPolicies } from './support/owner-policy-bench.js';
 import { readProcStat } from './support/proc-stat.js';
@@ -35,9 +43,13 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
 const WALLETS = Number(process.env.BENCH_SOLANA_WALLETS ?? 100);
 const DEVNET = 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1';
+/** Wallets of the warm-up's own (each pays before anything is measured). */
+const WARM_UP_WALLETS = 32;
 
 /** A pay phase's result, with the CPU each process spent a payment over it (ms). */
-type Phase = DriveResult & { benchMs: number; signerMs: number };
+type Phase = DriveResult & { apiMs: number; signerMs: number; benchMs: number };
+/** CPU seconds each process has used so far. */
+type CpuParts = { api: number; signer: number; bench: number };
 /** Caps no bench payment reaches: the signer evaluates every rule and none refuses. */
 const SIGNED_POLICY = { per_tx_cap_usd: '1000', daily_cap_usd: '1000000' };
 
@@ -64,6 +76,16 @@ async function ed25519Ceiling(): Promise<DriveResult> {
   }
 }
 
+/** Stops the API with SIGTERM, as production does (its CPU profile is written as it exits); SIGKILL after 10 s. */
+async function stopGracefully(api: Awaited<ReturnType<typeof startApiProcess>>): Promise<void> {
+  if (api.child.exitCode === null && api.child.signalCode === null) {
+    const exited = new Promise((resolve) => api.child.once('exit', resolve));
+    api.child.kill('SIGTERM');
+    await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 10_000).unref())]);
+  }
+  await api.stop();
+}
+
 /** `count` funded Solana wallets of the bench's account (ids). */
 async function makeWallets(t: TestTreasury, solana: LocalSolana, token: string, count: number): Promise<string[]> {
   const wallets: string[] = [];
@@ -79,14 +101,15 @@ async function makeWallets(t: TestTreasury, solana: LocalSolana, token: string, 
 /** A variant's slices with the CPU a payment each process spent in them (ms): this one, and the signer's. */
 function phase(r: AlternatedResult): Phase {
   const perPayMs = (seconds: number) => (seconds * 1000) / Math.max(r.ops, 1);
-  return { ...r, benchMs: perPayMs(r.cpuParts?.bench ?? NaN), signerMs: perPayMs(r.cpuParts?.signer ?? NaN) };
+  const part = (name: keyof CpuParts) => perPayMs(r.cpuParts?.[name] ?? NaN);
+  return { ...r, apiMs: part('api'), signerMs: part('signer'), benchMs: part('bench') };
 }
 
 /** Each wallet's first payment, `concurrency` at a time (each payment a wallet of its own), with both processes' CPU. */
 async function firstPayments(
   wallets: string[],
   pay: (walletId: string) => Promise<boolean>,
-  parts: () => { bench: number; signer: number },
+  parts: () => CpuParts,
 ): Promise<Phase> {
   const latenciesMs: number[] = [];
   let next = 0;
@@ -112,8 +135,9 @@ async function firstPayments(
     seconds,
     latenciesMs,
     errors,
-    benchMs: perPayMs(after.bench - before.bench),
+    apiMs: perPayMs(after.api - before.api),
     signerMs: perPayMs(after.signer - before.signer),
+    benchMs: perPayMs(after.bench - before.bench),
   };
 }
 
@@ -124,18 +148,19 @@ function report(
   hot: Record<'open' | 'signed', Phase>,
 ) {
   const perSecond = (r: DriveResult) => r.ops / r.seconds;
+  const ms = (v: number) => v.toFixed(2).padStart(6);
   const cpu = (r: DriveResult | Phase) =>
-    'benchMs' in r ? `${r.benchMs.toFixed(2).padStart(6)} | ${r.signerMs.toFixed(2).padStart(6)}` : '     – |      –';
+    'apiMs' in r ? `${ms(r.apiMs)} | ${ms(r.signerMs)} | ${ms(r.benchMs)}` : '     – |      – |      –';
   const line = (name: string, r: DriveResult | Phase) =>
     `| ${name.padEnd(46)} | ${perSecond(r).toFixed(0).padStart(7)} | ${(perSecond(r) / perSecond(ceiling)).toFixed(2).padStart(5)}× | ${percentile(r.latenciesMs, 50).toFixed(1).padStart(6)} | ${percentile(r.latenciesMs, 99).toFixed(1).padStart(6)} | ${String(r.errors).padStart(6)} | ${cpu(r)} |`;
   const ratio = (p: Record<'open' | 'signed', Phase>) => (perSecond(p.signed) / perSecond(p.open)).toFixed(2);
   process.stdout.write(
     [
       '',
-      `Solana pay path (BENCH_SECONDS=${SECONDS} slices of each, concurrency ${CONCURRENCY}; the API in the bench process)`,
+      `Solana pay path (BENCH_SECONDS=${SECONDS} slices of each, concurrency ${CONCURRENCY}; the API in a process of its own)`,
       '',
-      '| phase                                          |   ops/s | vs Ed25519 ceiling | p50 ms | p99 ms | errors | CPU ms a pay: this process | signer |',
-      '|------------------------------------------------|---------|--------|--------|--------|--------|--------|--------|',
+      '| phase                                          |   ops/s | vs Ed25519 ceiling | p50 ms | p99 ms | errors | CPU ms a pay: API | signer | load and RPC |',
+      '|------------------------------------------------|---------|--------|--------|--------|--------|--------|--------|--------|',
       line(`Solana first pay of each of ${first.ops + first.errors} wallets`, first),
       line(`Solana pays, ${WALLETS} wallets`, spread.open),
       line(`Solana pays, ${WALLETS} wallets, owner-signed`, spread.signed),
@@ -156,19 +181,20 @@ async function main(): Promise<void> {
   // Bench wallets are made with an api key: the approver is their policy authority.
   const approver = benchApprover();
   const profileDir = process.env.BENCH_CPU_PROFILE_DIR;
+  const profileFlags = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
   const t = await startTestTreasury({
     extraEnv: { TREASURY_SOLANA_RPC_URL: solana.rpcUrl },
     signerEnv: { TREASURY_SIGNER_POLICY_APPROVER: approver.address },
-    ...(profileDir
-      ? { signerNodeArgs: nodeArgsFor('signer/main.ts', ['--cpu-prof', `--cpu-prof-dir=${profileDir}`]) }
-      : {}),
+    signerNodeArgs: nodeArgsFor('signer/main.ts', [...nodeFlagsFor('signer/main.ts'), ...profileFlags]),
   });
+  let api: Awaited<ReturnType<typeof startApiProcess>> | undefined;
   try {
     const token = await mintAgentKey(t, `bench-solana-${Date.now()}`);
     const payTo = (await generateKeyPairSigner()).address;
     await solana.faucet.fundUsdc(payTo, 0n); // the payee's token account exists, as a seller's does
     const open = await makeWallets(t, solana, token, WALLETS);
     const signed = await makeWallets(t, solana, token, WALLETS);
+    const warmUp = await makeWallets(t, solana, token, WARM_UP_WALLETS);
     await signBenchPolicies(t.baseUrl, token, signed, approver, SIGNED_POLICY);
     const requirements = {
       scheme: 'exact',
@@ -179,18 +205,42 @@ async function main(): Promise<void> {
       maxTimeoutSeconds: 60,
       extra: { feePayer: solana.feePayer },
     };
+    // The measured API: a process of its own on the same database and signer (this process's app stays idle).
+    api = await startApiProcess(
+      t.db,
+      t.signer,
+      {
+        ...GENEROUS_RATE_LIMITS,
+        TREASURY_SOLANA_RPC_URL: solana.rpcUrl,
+        TREASURY_PUBLIC_URL: 'http://treasury.test',
+        TREASURY_VERIFY_ALLOW_PRIVATE: '1',
+      },
+      { nodeArgs: nodeArgsFor('src/api/main.ts', [...nodeFlagsFor('src/api/main.ts'), ...profileFlags]) },
+    );
+    const payUrl = (walletId: string) => `${api!.url}/v1/wallets/${walletId}/pay`;
+    const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+    const body = JSON.stringify({ payment_requirements: requirements });
     const pay = async (walletId: string) => {
-      const res = await t.request('POST', `/v1/wallets/${walletId}/pay`, {
-        token,
-        body: { payment_requirements: requirements },
-      });
+      const res = await fetch(payUrl(walletId), { method: 'POST', headers, body });
+      await res.arrayBuffer();
       return res.status === 200;
     };
+    const apiPid = api.child.pid;
     const signerPid = t.signer.child.pid;
-    const parts = () => {
+    const parts = (): CpuParts => {
       const here = process.cpuUsage();
-      return { bench: (here.user + here.system) / 1e6, signer: readProcStat(signerPid)?.cpuSeconds ?? NaN };
+      return {
+        api: readProcStat(apiPid)?.cpuSeconds ?? NaN,
+        signer: readProcStat(signerPid)?.cpuSeconds ?? NaN,
+        bench: (here.user + here.system) / 1e6,
+      };
     };
+    // The API process has just started: its first payments, and its repeat ones, are compiled before any is measured.
+    process.stderr.write(`• warm-up: ${WARM_UP_WALLETS} wallets of its own, each paying three times\n`);
+    for (let round = 0; round < 3; round++) {
+      const paid = await Promise.all(warmUp.map((id) => pay(id)));
+      if (paid.includes(false)) throw new Error('a warm-up payment failed');
+    }
     process.stderr.write(`• every wallet's first payment\n`);
     const first = await firstPayments([...open, ...signed], pay, parts);
     if (first.errors > 0) throw new Error(`${first.errors} first payments failed`);
@@ -207,6 +257,7 @@ async function main(): Promise<void> {
     const hot = await alternate({ open: () => pay(open[0]!), signed: () => pay(signed[0]!) });
     report(ceiling, first, spread, hot);
   } finally {
+    if (api) await stopGracefully(api);
     await t.stop();
     await solana.stop();
   }

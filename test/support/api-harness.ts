@@ -28,7 +28,7 @@ export interface TestTreasury {
 }
 
 /** Limits no suite reaches (the limiter still runs, so every suite goes through it). */
-const GENEROUS_RATE_LIMITS = {
+export const GENEROUS_RATE_LIMITS = {
   TREASURY_RATE_LIMIT_NONCE: '1000000',
   TREASURY_RATE_LIMIT_INIT: '1000000',
   TREASURY_RATE_LIMIT_TOKEN: '1000000',
