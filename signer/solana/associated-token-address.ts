@@ -10,14 +10,14 @@
  * recently used out).
  * Does not defend: whether the account exists on chain (the chain refuses the transfer if it does not).
  */
-import { getAddressEncoder, getProgramDerivedAddress, type Address } from '@solana/kit';
+import { getProgramDerivedAddress, type Address } from '@solana/kit';
 import { LRUCache } from 'lru-cache';
+import { keyBytes } from '../protocol/solana-key.js';
 import { ASSOCIATED_TOKEN_PROGRAM } from './solana-instructions.js';
 
 /** Triples kept (about 200 bytes each). */
 const MAX_KEPT = 10_000;
 
-const addressEncoder = getAddressEncoder();
 const kept = new LRUCache<string, Address>({ max: MAX_KEPT });
 
 export async function associatedTokenAddress(owner: Address, mint: Address, tokenProgram: Address): Promise<Address> {
@@ -27,7 +27,7 @@ export async function associatedTokenAddress(owner: Address, mint: Address, toke
   if (known !== undefined) return known;
   const [pda] = await getProgramDerivedAddress({
     programAddress: ASSOCIATED_TOKEN_PROGRAM,
-    seeds: [addressEncoder.encode(owner), addressEncoder.encode(tokenProgram), addressEncoder.encode(mint)],
+    seeds: [keyBytes(owner), keyBytes(tokenProgram), keyBytes(mint)],
   });
   kept.set(key, pda);
   return pda;
