@@ -1,15 +1,15 @@
 /**
  * `npm run bench:solana` (also the last part of `npm run bench`): Solana `exact` pays per second through the
  * whole pay path — HTTP, the policy decision, the reservation and record in PostgreSQL, the signer's decode of
- * the message and its SoftHSM Ed25519 signature, the message composed as the official @x402/svm client composes
- * it on the offline chain's latest blockhash — next to the ceiling measured in the same run: raw SoftHSM Ed25519 signing
- * (CKM_EDDSA) through the signer's backend, 8 loops. Payments spread over BENCH_SOLANA_WALLETS wallets
- * (default 100) and on one hot wallet.
+ * the message and its SoftHSM Ed25519 signature, the message composed as the official @x402/svm client
+ * composes it on the offline chain's latest blockhash — next to the ceiling measured in the same run: raw SoftHSM
+ * Ed25519 signing (CKM_EDDSA) through the signer's backend, 8 loops. Payments spread over BENCH_SOLANA_WALLETS
+ * wallets (default 100) and on one hot wallet.
  *
- * The API runs in a process of its own, as production starts it (compiled when current, its start-up flags:
- * ops/node-flags.ts), against the database and signer the bench set the wallets up through; the load client and the
- * offline chain's RPC run in this process; before anything is measured, 32 wallets of the warm-up's own pay three
- * times each through it. Options (env): BENCH_SECONDS (default 8), BENCH_CONCURRENCY (default 32),
+ * The API and the signer run in processes of their own, as production starts them (compiled when current, their
+ * start-up flags: ops/node-flags.ts); the API on the database and signer the bench set the wallets up through. The
+ * load client and the offline chain's RPC run in this process. Before anything is measured, 32 wallets of the
+ * warm-up's own pay three times each through the API. Options (env): BENCH_SECONDS (default 8), BENCH_CONCURRENCY (default 32),
  * BENCH_SOLANA_WALLETS (default 100), BENCH_CPU_PROFILE_DIR (V8 CPU profiles of the API and the signer, written
  * there when they stop; run the bench under `node --cpu-prof` for this process's). Each pay phase's row gives the
  * CPU a payment of the API, of the signer and of this process (the load and the chain's RPC), from /proc.
@@ -98,14 +98,14 @@ async function makeWallets(t: TestTreasury, solana: LocalSolana, token: string, 
   return wallets;
 }
 
-/** A variant's slices with the CPU a payment each process spent in them (ms): this one, and the signer's. */
+/** A variant's slices with the CPU a payment each process spent in them (ms): the API's, the signer's and this one's. */
 function phase(r: AlternatedResult): Phase {
   const perPayMs = (seconds: number) => (seconds * 1000) / Math.max(r.ops, 1);
   const part = (name: keyof CpuParts) => perPayMs(r.cpuParts?.[name] ?? NaN);
   return { ...r, apiMs: part('api'), signerMs: part('signer'), benchMs: part('bench') };
 }
 
-/** Each wallet's first payment, `concurrency` at a time (each payment a wallet of its own), with both processes' CPU. */
+/** Each wallet's first payment, `concurrency` at a time (each payment a wallet of its own), with each process's CPU. */
 async function firstPayments(
   wallets: string[],
   pay: (walletId: string) => Promise<boolean>,

@@ -1,7 +1,7 @@
 /**
- * Decodes the bytes of a Solana transaction message (legacy or v0) with @solana/kit's compiled-message
- * layout (../protocol/solana-message-codec.ts), and accepts them only in their one canonical encoding, with every account named in the message
- * itself.
+ * Decodes the bytes of a Solana transaction message (legacy or v0) in @solana/kit's compiled-message layout
+ * (../protocol/solana-message-codec.ts), and accepts them only in their one canonical encoding, with every
+ * account named in the message itself.
  *
  * Defends: signing bytes the checks did not see — the message is re-encoded from what was decoded and must
  * equal the input byte for byte (no trailing bytes, no field missing at the end, no second spelling of a
