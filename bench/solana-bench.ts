@@ -9,10 +9,11 @@
  * The API and the signer run in processes of their own, as production starts them (compiled when current, their
  * start-up flags: ops/node-flags.ts); the API on the database and signer the bench set the wallets up through. The
  * load client and the offline chain's RPC run in this process. Before anything is measured, 32 wallets of the
- * warm-up's own pay three times each through the API. Options (env): BENCH_SECONDS (default 8), BENCH_CONCURRENCY (default 32),
- * BENCH_SOLANA_WALLETS (default 100), BENCH_CPU_PROFILE_DIR (V8 CPU profiles of the API and the signer, written
- * there when they stop; run the bench under `node --cpu-prof` for this process's). Each pay phase's row gives the
- * CPU a payment of the API, of the signer and of this process (the load and the chain's RPC), from /proc.
+ * warm-up's own pay three times each through the API. Options (env): BENCH_SECONDS (default 8),
+ * BENCH_CONCURRENCY (default 32), BENCH_SOLANA_WALLETS (default 100), BENCH_CPU_PROFILE_DIR (V8 CPU profiles of the
+ * API and the signer, written there when they stop; run the bench under `node --cpu-prof` for this process's). Each
+ * pay phase's row gives the CPU a payment of the API, of the signer and of this process (the load and the chain's
+ * RPC), from /proc.
  * Each pay phase alternates, one-second slices in turn, between wallets without a signed policy (the signer records
  * each spend in its store after release) and as many whose policy the bench's approver signed (the signer decides
  * on its own state and commits each spend before the signature leaves: docs/adr/0012-owner-signed-policies.md);
