@@ -14,13 +14,15 @@
  * own counters, which other work on the machine moves far less than the rates), with PostgreSQL's and the machine's.
  *
  * Options (env): BENCH_PAY_ROOTS (`label=path,…`, at least two; e.g. `base=/tmp/base,new=.`; `label=path=KEY:VALUE;…`
- * also sets that checkout's signer's environment, ./support/bench-checkouts.ts; each checkout built
+ * also sets that checkout's signer's environment, and `NODE:<binary>` the Node both its services run on —
+ * `n20=.,n24=.=NODE:node_modules/.cache/treasury-node/24.22.3/bin/node` compares the images' Node with this
+ * machine's (./on-images-node.sh fetches it) — ./support/bench-checkouts.ts; each checkout built
  * with `npm run build`, or run from its sources through tsx), BENCH_ROUNDS (default 10: one slice of each checkout a
  * round), BENCH_CONCURRENCY (default 32), BENCH_WALLETS (default 1000, shared out). The checkouts must agree on the
  * database's schema: it is migrated by this checkout. Not for tests: it leaves its temporary directory's removal to
  * the OS.
  */
-import type { ChildProcess } from 'node:child_process';
+import { execFileSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -71,6 +73,8 @@ interface Path {
   label: string;
   root: string;
   code: 'dist' | 'sources';
+  /** The Node version its services run on. */
+  nodeVersion: string;
   api: ChildProcess;
   signer: ChildProcess;
   client: KeepAliveLoadClient;
@@ -94,8 +98,10 @@ async function main(): Promise<void> {
     const admin = `adm_${randomBytes(24).toString('base64url')}`;
     let load: PayLoad | undefined;
     let firstPort = 0;
-    for (const { label, root, signerEnv } of checkouts) {
-      process.stderr.write(`• starting ${label}'s treasury-signer and treasury-api (${root}, ${benchCode(root)})\n`);
+    for (const { label, root, signerEnv, node } of checkouts) {
+      process.stderr.write(
+        `• starting ${label}'s treasury-signer and treasury-api (${root}, ${benchCode(root)}${node ? `, ${node}` : ''})\n`,
+      );
       const socket = path.join(dir, `signer-${paths.length}.sock`);
       const signer = (
         await startTsChild('signer/main.ts', {
@@ -103,6 +109,7 @@ async function main(): Promise<void> {
           env: { TREASURY_SIGNER_SOCKET: socket, ...benchSignerEnv(token), ...signerEnv },
           nodeFlags: childNodeFlags('signer/main.ts'),
           ready: (line) => line.includes('"msg":"signer ready"'),
+          node,
         })
       ).child;
       children.push(signer);
@@ -114,6 +121,7 @@ async function main(): Promise<void> {
         adminToken: admin,
         port,
         nodeFlags: childNodeFlags('src/api/main.ts'),
+        node,
       });
       children.push(api);
       const client = new KeepAliveLoadClient({ host: '127.0.0.1', port, connections: CONCURRENCY });
@@ -135,6 +143,7 @@ async function main(): Promise<void> {
         label,
         root,
         code: benchCode(root),
+        nodeVersion: node ? execFileSync(node, ['--version'], { encoding: 'utf8' }).trim() : process.version,
         api,
         signer,
         client,
@@ -171,7 +180,7 @@ async function main(): Promise<void> {
       return out;
     };
     const lines: string[] = [
-      `pay A/B: ${paths.map((p) => `${p.label}=${p.root} (${p.code})`).join(', ')}; ${os.cpus().length} cores, node ${process.version}, ${new Date().toISOString()}`,
+      `pay A/B: ${paths.map((p) => `${p.label}=${p.root} (${p.code}, Node ${p.nodeVersion})`).join(', ')}; ${os.cpus().length} cores, the bench on Node ${process.version}, ${new Date().toISOString()}`,
       `${ROUNDS} rounds of one-second slices, ${CONCURRENCY} concurrent; load average at the start ${os
         .loadavg()
         .map((l) => l.toFixed(1))

@@ -19,9 +19,10 @@
  * BENCH_SIGNER_STDOUT (files for the services' standard output, e.g. with `--trace-gc`), BENCH_POLICY=bounds (the pay
  * phases' wallets with a policy at the schema's bounds: ./support/bench-policy-at-bounds.ts), BENCH_PHASES=saturation
  * ((a) and (b) alone, the raw HSM ceiling measured before and after them: ./support/pay-bench-saturation.ts),
- * BENCH_CPU_PROFILE_DIR (V8 CPU profiles of both services, with (a)'s and (b)'s marks on their clock) and
- * BENCH_PERF_DIR (`perf record` of the API over (a) and (b)), BENCH_HEAP_PROFILE_DIR (what the API allocates over
- * them) — ./support/profile-windows.ts.
+ * BENCH_CPU_PROFILE_DIR (V8 CPU profiles of both services, with the marks of (a), (b), (a signed) and (b signed) on
+ * their clock) and BENCH_PERF_DIR (`perf record` of the API over (a) and (b)), BENCH_HEAP_PROFILE_DIR (what the API
+ * allocates over them) — ./support/profile-windows.ts. On the images' Node: `npm run bench:node24`
+ * (./on-images-node.sh).
  * With the store (the default), the signer-alone ceiling is also measured three ways in alternating one-second
  * slices — a second signer process without the store, the store on a wallet without a signed policy, and on a
  * wallet whose policy is signed — and after (c) every bench wallet's policy is signed by the bench's approver
@@ -297,10 +298,12 @@ async function main(): Promise<void> {
       await drive(CONCURRENCY, 2, spreadPay);
       load.phase = '(a, signed)';
       const cpuBeforeSigned = sample();
-      const spreadSigned = await drive(CONCURRENCY, SECONDS, spreadPay);
+      const spreadSigned = await marks.around('(a signed)', () => drive(CONCURRENCY, SECONDS, spreadPay));
       const cpuAfterSpreadSigned = sample();
       load.phase = '(b, signed)';
-      const hotSigned = await drive(CONCURRENCY, SECONDS, () => load.payOnce(walletIds[0]!));
+      const hotSigned = await marks.around('(b signed)', () =>
+        drive(CONCURRENCY, SECONDS, () => load.payOnce(walletIds[0]!)),
+      );
       signed = { spread: spreadSigned, hot: hotSigned, cpu: [cpuBeforeSigned, cpuAfterSpreadSigned, sample()] };
       await storeCost.compareSigned();
     }

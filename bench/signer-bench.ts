@@ -12,7 +12,8 @@
  * Options (env): BENCH_SECONDS (slices per variant, default 8), BENCH_LOOPS (closed loops, default 8),
  * BENCH_SIGNER_ROOTS (`label=path,…`: compare checkouts in one run, e.g. `base=/tmp/base,new=.`; each signer gets
  * its own database; `label=path=KEY:VALUE;KEY:VALUE` also sets that checkout's signers' environment, e.g.
- * `s4=.,s2=.=TREASURY_PKCS11_SESSIONS:2;UV_THREADPOOL_SIZE:2` to compare settings of one checkout), BENCH_SIGNER_STORE=0 (the store-less signers only: no PostgreSQL is started),
+ * `s4=.,s2=.=TREASURY_PKCS11_SESSIONS:2;UV_THREADPOOL_SIZE:2` to compare settings of one checkout, and `NODE:<binary>`
+ * the Node its signers run on: ./support/bench-checkouts.ts), BENCH_SIGNER_STORE=0 (the store-less signers only: no PostgreSQL is started),
  * BENCH_SIGNER_CLIENT_CONNECTIONS (`1,4`: one store-less variant per client, each with that many connections to the
  * same signer process; default: the client's default),
  * BENCH_SIGNER_SPREAD (signed wallets of the spread variant, default 64; 0: none),
@@ -87,11 +88,12 @@ function roots(): BenchCheckout[] {
  * Starts the signer of checkout `root` as production starts it (./support/service-bench-parts.ts `startTsChild`: its
  * build when current, else its sources through tsx; its start-up flags) and resolves once it logs `signer ready`.
  */
-async function startSigner(root: string, env: NodeJS.ProcessEnv): Promise<ChildProcess> {
+async function startSigner(root: string, env: NodeJS.ProcessEnv, node?: string): Promise<ChildProcess> {
   const dir = process.env.BENCH_CPU_PROFILE_DIR;
   const { child } = await startTsChild('signer/main.ts', {
     root,
     env,
+    node,
     nodeFlags: [...nodeFlagsFor('signer/main.ts'), ...(dir ? ['--cpu-prof', `--cpu-prof-dir=${dir}`] : [])],
     ready: (line) => line.includes('"msg":"signer ready"'),
   });
@@ -145,9 +147,9 @@ function variant(name: string, pid: number | undefined, once: () => Promise<unkn
 }
 
 /** A checkout's signer without the store, on one wallet: a variant per client connection count asked for. */
-async function bareVariants(run: Run, { label, root, signerEnv: env }: BenchCheckout): Promise<Variant[]> {
+async function bareVariants(run: Run, { label, root, signerEnv: env, node }: BenchCheckout): Promise<Variant[]> {
   const socketPath = path.join(run.dir, `${label}-bare.sock`);
-  const bare = await startSigner(root, { ...signerEnv(run), ...env, TREASURY_SIGNER_SOCKET: socketPath });
+  const bare = await startSigner(root, { ...signerEnv(run), ...env, TREASURY_SIGNER_SOCKET: socketPath }, node);
   run.children.push(bare);
   const variants: Variant[] = [];
   let wallet: { account: string; key: { wallet_key_ref: string; address: string } } | undefined;
@@ -167,19 +169,23 @@ async function bareVariants(run: Run, { label, root, signerEnv: env }: BenchChec
 /** A checkout's signer with its store, on a wallet without a signed policy and on one whose policy is signed. */
 async function storeVariants(
   run: Run,
-  { label, root, signerEnv: env }: BenchCheckout,
+  { label, root, signerEnv: env, node }: BenchCheckout,
   admin: pg.Pool,
 ): Promise<Variant[]> {
   const db = `signer_${label.replace(/[^a-z0-9]/gi, '_')}`;
   await admin.query(`CREATE DATABASE ${db}`);
   const socketPath = path.join(run.dir, `${label}-store.sock`);
-  const store = await startSigner(root, {
-    ...signerEnv(run),
-    ...env,
-    TREASURY_SIGNER_SOCKET: socketPath,
-    TREASURY_SIGNER_DATABASE_URL: run.database!.connectionStringFor(db),
-    TREASURY_SIGNER_POLICY_APPROVER: run.approver.address,
-  });
+  const store = await startSigner(
+    root,
+    {
+      ...signerEnv(run),
+      ...env,
+      TREASURY_SIGNER_SOCKET: socketPath,
+      TREASURY_SIGNER_DATABASE_URL: run.database!.connectionStringFor(db),
+      TREASURY_SIGNER_POLICY_APPROVER: run.approver.address,
+    },
+    node,
+  );
   run.children.push(store);
   const client = new SignerClient({ socketPath });
   run.clients.push(client);

@@ -2,7 +2,9 @@
  * The checkouts a comparing bench runs side by side, as one environment variable names them:
  * `label=path[=KEY:VALUE;KEY:VALUE]`, comma-separated. The optional third part is extra environment for that
  * checkout's signer processes, so that one checkout can be compared with itself under other settings
- * (`s4=.,s2=.=TREASURY_PKCS11_SESSIONS:2;UV_THREADPOOL_SIZE:2`). Paths resolve against the current directory.
+ * (`s4=.,s2=.=TREASURY_PKCS11_SESSIONS:2;UV_THREADPOOL_SIZE:2`), except the key `NODE`, the Node binary that
+ * checkout's services run on (`n20=.,n24=.=NODE:/opt/node-24/bin/node`; default the bench's own). Paths resolve
+ * against the current directory.
  *
  * Defends: nothing beyond a malformed entry refused with the variable's name (a bench is run by hand).
  */
@@ -14,6 +16,8 @@ export interface BenchCheckout {
   root: string;
   /** Extra environment for this checkout's signer processes. */
   signerEnv: Record<string, string>;
+  /** The Node binary its services run on (absent: the bench's own). */
+  node?: string;
 }
 
 export function parseBenchCheckouts(spec: string, variable: string): BenchCheckout[] {
@@ -25,12 +29,12 @@ export function parseBenchCheckouts(spec: string, variable: string): BenchChecko
       if (!label || !dir || rest.length > 0) {
         throw new Error(`${variable}: expected label=path or label=path=KEY:VALUE;…, got ${entry}`);
       }
-      const signerEnv = Object.fromEntries(
+      const { NODE: node, ...signerEnv } = Object.fromEntries(
         (settings ?? '')
           .split(';')
           .filter((s) => s.includes(':'))
           .map((s) => [s.slice(0, s.indexOf(':')), s.slice(s.indexOf(':') + 1)]),
       );
-      return { label, root: path.resolve(dir), signerEnv };
+      return { label, root: path.resolve(dir), signerEnv, ...(node ? { node: path.resolve(node) } : {}) };
     });
 }

@@ -1,11 +1,10 @@
 /**
- * Where a profile of the API covers the measured phases: `npm run bench` marks each of (a) and (b) on the clock
- * V8's `--cpu-prof` profiles use (CLOCK_MONOTONIC in µs, as `process.hrtime`), with its payments, so that
- * ./summarise-cpu-profile.ts can read one phase alone and per payment (`--phase`); with BENCH_PERF_DIR, it
- *
- * records the API with `perf record` over those phases (V8's profiles sample wall time and charge a preempted
- * system call to its caller: CPU shares are read from `perf`); with BENCH_HEAP_PROFILE_DIR, it has the API sample
- * what it allocates over them (./heap-sampling-probe.ts).
+ * Where a profile of the API covers the measured phases: `npm run bench` marks each of (a) and (b) — and their
+ * signed runs, (a signed) and (b signed) — on the clock V8's `--cpu-prof` profiles use (CLOCK_MONOTONIC in µs, as
+ * `process.hrtime`), with its payments, so that ./summarise-cpu-profile.ts can read one phase alone and per payment
+ * (`--phase`); with BENCH_PERF_DIR, it records the API with `perf record` over (a) and (b) (V8's profiles sample
+ * wall time and charge a preempted system call to its caller: CPU shares are read from `perf`); with
+ * BENCH_HEAP_PROFILE_DIR, it has the API sample what it allocates over them (./heap-sampling-probe.ts).
  *
  * Options (env): BENCH_CPU_PROFILE_DIR (the marks are written there as `phases.json`), BENCH_PERF_DIR (`api.perf.data`
  * there; the API then runs with `--perf-basic-prof`, ./pay-bench-services.ts), BENCH_HEAP_PROFILE_DIR (the API's
@@ -43,8 +42,11 @@ export class PhaseMarks {
     const startMicros = profileClockMicros();
     const result = await phase();
     this.marks[name] = { startMicros, endMicros: profileClockMicros(), ops: result.ops };
-    for (const dir of this.dirs)
+    for (const dir of this.dirs) {
+      // A directory named but not made yet (V8 makes its own only when the services exit).
+      fs.mkdirSync(dir, { recursive: true });
       fs.writeFileSync(path.join(dir, PHASE_MARKS_FILE), JSON.stringify(this.marks, null, 2));
+    }
     return result;
   }
 }

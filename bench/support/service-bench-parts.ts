@@ -36,6 +36,8 @@ export interface StartTsChildOptions {
   root?: string;
   /** TypeScript modules imported before the entry point (a bench's probes: ./ts-preload.mjs when the build runs). */
   imports?: string[];
+  /** The Node binary it runs on (default the bench's own, process.execPath). */
+  node?: string;
 }
 
 /**
@@ -86,7 +88,7 @@ export function startTsChild(
       ...serviceArgs(root, entry, options.nodeFlags ?? nodeFlagsFor(entry), options.imports ?? []),
       ...(options.args ?? []),
     ];
-    const child = spawn(process.execPath, argv, {
+    const child = spawn(options.node ?? process.execPath, argv, {
       cwd: root,
       env: { ...process.env, ...options.env },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -226,6 +228,8 @@ export interface BenchApiOptions {
   env?: NodeJS.ProcessEnv;
   /** TypeScript modules imported before the entry point (see StartTsChildOptions.imports). */
   imports?: string[];
+  /** The Node binary it runs on (default the bench's own, process.execPath). */
+  node?: string;
 }
 
 /**
@@ -235,7 +239,7 @@ export interface BenchApiOptions {
 export async function startBenchApi(options: BenchApiOptions): Promise<ChildProcess> {
   const root = options.root ?? ROOT;
   const argv = serviceArgs(root, 'src/api/main.ts', options.nodeFlags ?? API_NODE_FLAGS, options.imports ?? []);
-  const child = spawn(process.execPath, argv, {
+  const child = spawn(options.node ?? process.execPath, argv, {
     cwd: root,
     env: {
       ...process.env,

