@@ -180,6 +180,9 @@ describe("a seller's rejected ledger rows are bounded and not read by the revenu
       start: `'2026-09-01T00:00:00Z'::timestamptz`,
       stepMs: 86_400,
     });
+    // The statistics a running service's autovacuum keeps: without them, whether and when autovacuum had analyzed
+    // the bulk insert decided the plans read here (a busy machine's run once read all 50,000 rows twice).
+    await t.db.knex.raw('ANALYZE ledger_entries');
     const row = (await t.db.knex('sellers').where({ id: seller.seller_id }).first()) as SellerRow;
     const service = new SellerLedgerService({
       store: new PgSellerLedgerStore(t.db.knex),
