@@ -44,7 +44,8 @@
  * BENCH_SECONDS gives one phase per variant, one after the other, as this bench ran before), BENCH_CONCURRENCY
  * (default 32), BENCH_PAYMENTS (payments to sign; default enough for 10,000 requests a second through the warm-up
  * and the timed slices: 100,000 at the defaults), BENCH_SIGN_SECONDS (signing time box, default 45),
- * BENCH_PLATFORM (`http` default, or `inproc`), BENCH_CODE (`dist` or `sources`: our code compiled or through tsx; default the build when current),
+ * BENCH_PLATFORM (`http` default, or `inproc`), BENCH_FACILITATOR (`inproc` default, or `http`: a stub facilitator
+ * in its own child process, asked over HTTP by every server), BENCH_CODE (`dist` or `sources`: our code compiled or through tsx; default the build when current),
  * BENCH_CASES (comma list of `402`, `paid`, `free`, `gate`; default all), BENCH_CPU_PROFILE_DIR (run the
  * server children with --cpu-prof into <dir>/express, <dir>/koa, <dir>/koa-inproc and <dir>/gate; the largest profile in
  * each is the main thread — summarise it with bench/support/summarise-cpu-profile.ts).
@@ -73,6 +74,13 @@ const FASTEST_RATE = 10_000;
 const PAYMENTS = Number(process.env.BENCH_PAYMENTS ?? (ROUNDS * SLICE_SECONDS + 2) * FASTEST_RATE);
 const SIGN_SECONDS = Number(process.env.BENCH_SIGN_SECONDS ?? 45);
 const PLATFORM_MODE = process.env.BENCH_PLATFORM === 'inproc' ? 'inproc' : 'http';
+/**
+ * `inproc` (default): every payment server's facilitator is an object in its own process, answering at once.
+ * `http`: a stub facilitator in its own child process, asked over HTTP by each server as a seller's deployment
+ * asks a real one (two calls a paid request: verify, settle) — @x402/express through @x402/core's
+ * `HTTPFacilitatorClient`, x402Koa and the gate through their own transport.
+ */
+const FACILITATOR_MODE = process.env.BENCH_FACILITATOR === 'http' ? 'http' : 'inproc';
 const CASES = new Set((process.env.BENCH_CASES ?? '402,paid,free,gate').split(',').map((c) => c.trim()));
 /**
  * Our code as production runs it: the compiled build (dist/, `npm run build`) when it is current (newer than
@@ -111,7 +119,9 @@ async function startServers(buyer: string): Promise<Servers> {
     `starting the stub platform, @x402/express and x402Koa servers (platform reached ${PLATFORM_MODE === 'http' ? 'over HTTP' : 'in-process'})`,
   );
   const platform = await startServer('platform', {});
+  const facilitator = FACILITATOR_MODE === 'http' ? await startServer('facilitator', {}) : undefined;
   const childEnv = {
+    ...(facilitator ? { BENCH_FACILITATOR_URL: `http://127.0.0.1:${facilitator.port}` } : {}),
     BENCH_PAYER: buyer,
     BENCH_PLATFORM_URL: `http://127.0.0.1:${platform.port}`,
     BENCH_PLATFORM: PLATFORM_MODE,
@@ -119,14 +129,15 @@ async function startServers(buyer: string): Promise<Servers> {
   };
   // With the platform over HTTP, a second x402Koa server answers the platform in-process too: the difference
   // between the two is what the per-payment ledger report over HTTP costs the seller's process.
-  const diagnostic = PLATFORM_MODE === 'http' && CASES.has('paid');
+  // (Not with the facilitator over HTTP: the diagnostic's injected fetch would carry the facilitator's calls too.)
+  const diagnostic = PLATFORM_MODE === 'http' && FACILITATOR_MODE === 'inproc' && CASES.has('paid');
   const [official, ours, oursInproc] = await Promise.all([
     startServer('express', childEnv),
     startServer('koa', childEnv),
     diagnostic ? startServer('koa', { ...childEnv, BENCH_PLATFORM: 'inproc' }, 'koa-inproc') : undefined,
   ]);
   if (oursInproc) oursInproc.name = 'koa (platform in-process)';
-  const all = [platform, official!, ours!, ...(oursInproc ? [oursInproc] : [])];
+  const all = [platform, ...(facilitator ? [facilitator] : []), official!, ours!, ...(oursInproc ? [oursInproc] : [])];
   let gate: ServerChild | undefined;
   let origin: ServerChild | undefined;
   if (CASES.has('gate')) {
@@ -295,8 +306,10 @@ function notes(
   return [
     `- timed phases: the variants of each group (402; paid and gate; free) took turns in ${SLICE_SECONDS}-s slices, ${ROUNDS} rounds, the order reversed every other round, so that the machine's drift hits every side alike; a row's figures are the sums of its slices. Ratio: requests/s ÷ the compared row's in the same alternation; "CPU" is the compared server's CPU per request ÷ this one's (higher is better). CPU µs/req is the server child's user+system CPU over the whole alternated stretch ÷ its requests; "per slice" is its range over the row's slices.`,
     `- servers: each in its own child process on 127.0.0.1; express 5.x with ETag and X-Powered-By off (Koa sends neither); Koa 3.x with x402Koa and a one-line handler. Same price (10000 atomic USDC = $0.01), payTo, network ${BENCH_NETWORK}.`,
-    `- facilitator: stubbed, answers verify {isValid:true} and settle {success:true} at once, in each server process — the same kind of object passed to x402ResourceServer for @x402/express and as the \`facilitator\` option of x402Koa.`,
-    `- platform: stubbed (/v1/auth/verify → one endpoint, /v1/ledger → 201), ${PLATFORM_MODE === 'http' ? 'in its own child process, reached by x402Koa over HTTP with global fetch (every settled payment reported, in the background, batched on /v1/ledger/batch)' : 'answered in-process by the same injected fetch'}; ledger rows received: ${p?.ledgerReports ?? 'n/a'}${p?.ledgerCalls !== undefined ? ` in ${p.ledgerCalls} calls` : ''}${PLATFORM_MODE === 'http' ? ` over ${p?.connections} TCP connections, stub platform CPU ${((p!.cpuUserUs + p!.cpuSystemUs) / 1e6).toFixed(1)} s` : ''}. @x402/express has no ledger.${s.oursInproc ? ' The "ledger in-process (diag.)" row is a second x402Koa process whose injected fetch also answers the platform without a socket.' : ''}`,
+    FACILITATOR_MODE === 'http'
+      ? `- facilitator: stubbed, answers verify {isValid:true} and settle {success:true} at once, in its own child process on loopback, asked over HTTP (two calls a paid request) — @x402/express through @x402/core's HTTPFacilitatorClient (global fetch), x402Koa through facilitator_url and the gate through FACILITATOR_URL (their own transport).`
+      : `- facilitator: stubbed, answers verify {isValid:true} and settle {success:true} at once, in each server process — the same kind of object passed to x402ResourceServer for @x402/express and as the \`facilitator\` option of x402Koa.`,
+    `- platform: stubbed (/v1/auth/verify → one endpoint, /v1/ledger → 201), ${PLATFORM_MODE === 'http' ? 'in its own child process, reached by x402Koa over HTTP through its own transport (undici keep-alive pool, no `fetch` given; every settled payment reported, in the background, batched on /v1/ledger/batch)' : 'answered in-process by the same injected fetch'}; ledger rows received: ${p?.ledgerReports ?? 'n/a'}${p?.ledgerCalls !== undefined ? ` in ${p.ledgerCalls} calls` : ''}${PLATFORM_MODE === 'http' ? ` over ${p?.connections} TCP connections, stub platform CPU ${((p!.cpuUserUs + p!.cpuSystemUs) / 1e6).toFixed(1)} s` : ''}. @x402/express has no ledger.${s.oursInproc ? ' The "ledger in-process (diag.)" row is a second x402Koa process whose injected fetch also answers the platform without a socket.' : ''}`,
     `- payments: ${signed.count} EIP-3009 authorizations signed up front in ${signed.seconds.toFixed(1)} s (fresh nonce each), each wrapped around the requirement the server itself advertised and used at most once per server.${signed.exhausted ? ' They ran out: an alternation ended early.' : ''}`,
     ...(s.gate
       ? [

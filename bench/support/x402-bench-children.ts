@@ -14,7 +14,7 @@ import type { ServerStats } from './x402-bench-servers.js';
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(HERE, '../..');
 
-export type ServerRole = 'express' | 'koa' | 'platform' | 'origin' | 'gate';
+export type ServerRole = 'express' | 'koa' | 'platform' | 'facilitator' | 'origin' | 'gate';
 
 export interface ServerChild {
   name: string;

@@ -2,15 +2,21 @@
  * Child processes of `bench/x402-middleware-bench.ts`, one role per process (argv[2]):
  *   - `express`  — express 5 + `paymentMiddleware` from `@x402/express` over `x402ResourceServer` with the
  *                  exact EVM server scheme, facilitator an in-process object (no socket);
- *   - `koa`      — Koa 3 + our `x402Koa`, facilitator answered in-process by the injected `fetch` (no socket);
- *                  platform calls (`/v1/auth/verify`, `/v1/ledger`) go to the stub platform over HTTP, or are
- *                  answered in-process too when BENCH_PLATFORM=inproc;
+ *   - `koa`      — Koa 3 + our `x402Koa`, facilitator the same in-process object; platform calls
+ *                  (`/v1/auth/verify`, `/v1/ledger/batch`) go to the stub platform over HTTP through the
+ *                  middleware's own transport (no `fetch` given: src/x402/pooled-request.ts), or are answered
+ *                  in-process by an injected `fetch` when BENCH_PLATFORM=inproc;
  *   - `platform` — stub of the Treasury platform: `/v1/auth/verify` → one endpoint, `/v1/ledger` → 201, and the
- *                  gate's `/v1/gate/ledger/batch`;
+ *                  gate's `/v1/gate/ledger/batch` and `/v1/gate/catalogue` (the catalogue the gate child posted
+ *                  to `/bench/catalogue` first);
+ *   - `facilitator` — with BENCH_FACILITATOR=http, a stub facilitator every payment server asks over HTTP instead
+ *                  of its in-process object (`/verify`, `/settle`, `/supported` answered at once): @x402/express
+ *                  through @x402/core's `HTTPFacilitatorClient` (global `fetch`), x402Koa through `facilitator_url`
+ *                  and its own transport, the gate through FACILITATOR_URL;
  *   - `origin`   — a plain node:http server with no payment code, `GET /paid` and `GET /free` answering the body;
  *   - `gate`     — treasury-gate (src/gate/gate-app.ts) in front of the origin (BENCH_ORIGIN_URL), seller `bench`
  *                  routed by path prefix (`/bench/paid`), the same in-process facilitator object; its catalogue
- *                  is answered in-process by the injected fetch, its ledger reports go to the stub platform.
+ *                  and ledger reports come from and go to the stub platform, through the gate's own transport.
  * Each listens on an ephemeral loopback port and reports it over IPC (`{type:'ready', port}`); on
  * `{type:'stats'}` it answers with its CPU time, RSS and (platform) the counts of ledger reports received and
  * of TCP connections accepted.
@@ -101,7 +107,10 @@ async function startExpress(): Promise<void> {
     settle: async () => ({ success: true, transaction: BENCH_TX_HASH, network: BENCH_NETWORK, payer }),
     getSupported: async () => SUPPORTED,
   };
-  const resourceServer = new x402ResourceServer(facilitator as never).register(BENCH_NETWORK, new ExactEvmScheme());
+  const facilitatorUrl = process.env.BENCH_FACILITATOR_URL;
+  const { HTTPFacilitatorClient } = await import('@x402/core/server');
+  const client = facilitatorUrl ? new HTTPFacilitatorClient({ url: facilitatorUrl }) : facilitator;
+  const resourceServer = new x402ResourceServer(client as never).register(BENCH_NETWORK, new ExactEvmScheme());
   const app = express();
   app.set('etag', false);
   app.set('x-powered-by', false);
@@ -169,13 +178,14 @@ async function startKoa(): Promise<void> {
       token: 'xx_pat_benchbenchbenchbench0001',
       price: '0.01',
       pay_to: BENCH_PAY_TO,
-      facilitator,
+      ...(process.env.BENCH_FACILITATOR_URL ? { facilitator_url: process.env.BENCH_FACILITATOR_URL } : { facilitator }),
       api_url: platformUrl,
       network: BENCH_NETWORK,
       description: 'bench',
       mime_type: 'application/json',
       route_prices: { '/free': '0' },
-      fetch: benchFetch,
+      // Over HTTP, the middleware's own transport (what a seller runs); in-process, the stub answers.
+      ...(inprocPlatform ? { fetch: benchFetch } : {}),
       registry,
       env: {},
     }),
@@ -245,18 +255,18 @@ async function startGate(): Promise<void> {
       },
     ],
   });
-  const benchFetch = async (input: string, init: RequestInit): Promise<Response> =>
-    input.split('?')[0] === `${platformUrl}/v1/gate/catalogue`
-      ? new Response(catalogue, { status: 200, headers: { 'content-type': 'application/json' } })
-      : fetch(input, init);
+  // The stub platform serves this catalogue from now on; the gate reads it through its own transport.
+  const posted = await fetch(`${platformUrl}/bench/catalogue`, { method: 'POST', body: catalogue });
+  if (posted.status !== 204) throw new Error(`the stub platform refused the catalogue: HTTP ${posted.status}`);
   const config = loadGateConfig({
     GATE_TOKEN: 'xx_pat_benchbenchbenchbench0002',
     GATE_API_URL: platformUrl,
     GATE_PORT: '0',
     GATE_NETWORK: BENCH_NETWORK,
     GATE_ALLOW_PRIVATE_ORIGINS: '1', // the bench origin is on loopback
+    ...(process.env.BENCH_FACILITATOR_URL ? { FACILITATOR_URL: process.env.BENCH_FACILITATOR_URL } : {}),
   });
-  const gate = createGateApp(config, { facilitator, fetch: benchFetch });
+  const gate = createGateApp(config, process.env.BENCH_FACILITATOR_URL ? {} : { facilitator });
   const url = await gate.listen();
   await gate.catalogue.refreshNow();
   const port = Number(new URL(url).port);
@@ -288,6 +298,7 @@ function startPlatform(): void {
   let ledgerCalls = 0;
   let authVerifies = 0;
   let connections = 0;
+  let catalogue = '';
   const authReply = JSON.stringify({
     seller_id: 'sel_bench',
     slug: 'bench',
@@ -305,6 +316,11 @@ function startPlatform(): void {
         res
           .writeHead(200, { 'content-type': 'application/json' })
           .end(JSON.stringify({ results: rows.map((r) => ({ tx_hash: r.tx_hash, outcome: 'created' })) }));
+      } else if (req.method === 'POST' && req.url === '/bench/catalogue') {
+        catalogue = Buffer.concat(chunks).toString('utf8');
+        res.writeHead(204).end();
+      } else if (req.method === 'GET' && req.url?.split('?')[0] === '/v1/gate/catalogue' && catalogue !== '') {
+        res.writeHead(200, { 'content-type': 'application/json' }).end(catalogue);
       } else if (req.method === 'POST' && req.url === '/v1/auth/verify') {
         authVerifies++;
         res.writeHead(200, { 'content-type': 'application/json' }).end(authReply);
@@ -319,10 +335,36 @@ function startPlatform(): void {
   serve(server, () => ({ ledgerReports, ledgerCalls, authVerifies, connections }));
 }
 
+function startFacilitator(): void {
+  const send = (res: http.ServerResponse, body: unknown) =>
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+  serve(
+    http.createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.once('end', () => {
+        if (req.method === 'GET' && req.url === '/supported') return send(res, SUPPORTED);
+        if (req.method !== 'POST') return res.writeHead(404).end();
+        // The payer as the payment names it: one buyer, but read, as a facilitator would.
+        const payer = (
+          JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
+            paymentPayload?: { payload?: { authorization?: { from?: string } } };
+          }
+        ).paymentPayload?.payload?.authorization?.from;
+        if (req.url === '/verify') return send(res, { isValid: true, payer });
+        if (req.url === '/settle')
+          return send(res, { success: true, transaction: BENCH_TX_HASH, network: BENCH_NETWORK, payer });
+        res.writeHead(404).end();
+      });
+    }),
+  );
+}
+
 const role = process.argv[2];
 if (role === 'express') await startExpress();
 else if (role === 'koa') await startKoa();
 else if (role === 'platform') startPlatform();
+else if (role === 'facilitator') startFacilitator();
 else if (role === 'origin') await startOrigin();
 else if (role === 'gate') await startGate();
 else if (role !== undefined) throw new Error(`unknown role ${role}`);

@@ -29,7 +29,7 @@ export class CatalogueSource {
     private readonly config: GateConfig,
     private readonly logger: X402Logger,
     private readonly metrics: GateMetrics | undefined,
-    private readonly fetchFn: FetchLike = (input, init) => fetch(input, init),
+    private readonly fetchFn?: FetchLike,
     /** The Solana facilitator (GATE_SOLANA_FACILITATOR_URL): sellers with a Solana pay-to are sold there too. */
     private readonly solanaFacilitator?: FacilitatorClient,
   ) {}

@@ -35,7 +35,7 @@ export interface GateAddressProofOptions {
   baseDomain: string | undefined;
   apiUrl: string;
   token: string;
-  fetch: FetchLike;
+  fetch: FetchLike | undefined;
   timeoutMs: number;
   retryMs: number;
   /** How often a proven address is asked about again (PROOF_RECHECK_MS unless a test says otherwise). */
@@ -176,7 +176,7 @@ export class GateAddressProof {
 /** The proof of GATE_PUBLIC_URL with the gate bearer, retried every GATE_REFRESH_MS; none without the variable. */
 export function createAddressProof(
   config: GateConfig,
-  fetch: FetchLike,
+  fetch: FetchLike | undefined,
   logger: X402Logger,
 ): GateAddressProof | undefined {
   if (!config.publicUrl) return undefined;

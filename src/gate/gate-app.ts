@@ -73,7 +73,7 @@ export interface GateAppOptions {
 
 export function createGateApp(config: GateConfig, options: GateAppOptions = {}): GateApp {
   const logger = options.logger ?? silentLogger;
-  const doFetch: FetchLike = options.fetch ?? ((input, init) => fetch(input, init));
+  const doFetch: FetchLike | undefined = options.fetch; // undefined: the keep-alive pool (src/x402/pooled-request.ts)
   const metrics = createGateMetrics();
   const facilitator = resolveFacilitator(options.facilitator, config, doFetch);
   const solanaFacilitator = solanaFacilitatorOf(undefined, config.solanaFacilitatorUrl, config, doFetch);

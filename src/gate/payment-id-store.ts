@@ -13,7 +13,7 @@ import type { PaymentIdentifierStore } from '../x402/seller/payment-identifier-s
 import { createPaymentIdentifierStore } from '../x402/seller/payment-identifier-stores.js';
 import type { GateConfig } from './gate-config.js';
 
-export function gatePaymentIdStore(config: GateConfig, fetch: FetchLike): PaymentIdentifierStore {
+export function gatePaymentIdStore(config: GateConfig, fetch: FetchLike | undefined): PaymentIdentifierStore {
   const problems: string[] = [];
   const paymentIdentifier = checkPaymentIdentifier({ store: config.paymentId.store }, problems);
   return createPaymentIdentifierStore(

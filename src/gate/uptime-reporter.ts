@@ -18,7 +18,7 @@ import type { GateConfig } from './gate-config.js';
 export interface UptimeReporterOptions {
   apiUrl: string;
   token: string;
-  fetch: FetchLike;
+  fetch: FetchLike | undefined;
   timeoutMs: number;
   intervalMs: number;
   logger: X402Logger;
@@ -100,7 +100,7 @@ export class UptimeReporter {
 }
 
 /** The gate's buckets and their reporter (GATE_UPTIME_REPORT_MS apart), with the gate bearer. */
-export function createUptime(config: GateConfig, fetch: FetchLike, logger: X402Logger) {
+export function createUptime(config: GateConfig, fetch: FetchLike | undefined, logger: X402Logger) {
   const buckets = new UptimeBuckets();
   const reporter = new UptimeReporter(buckets, {
     apiUrl: config.apiUrl,

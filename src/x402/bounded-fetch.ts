@@ -1,21 +1,23 @@
 /**
  * One outbound JSON call with a deadline that covers the whole exchange (connect, headers and body), a cap on
- * the reply size, and redirects refused. Used for the facilitator and the platform.
+ * the reply size, and redirects refused. Used for the facilitator and the platform: through the caller's `fetch`
+ * when it gives one, else through the process's keep-alive pool (./pooled-request.ts, the cheaper default).
  *
  * Defends against: a slow or hanging peer holding a buyer's request (the deadline aborts it); a huge reply
  * (read at most `maxBytes`); a redirect silently turning a POST into a GET to some other host whose empty 2xx
  * could read as success (x402 issue #605) — 3xx is returned as a failure, never followed.
  * Does not defend against: a peer that answers promptly with wrong content — callers validate with schemas.
  */
+import { pooledRequest } from './pooled-request.js';
 import { parseJsonSafely } from './safe-json.js';
 
 export type FetchLike = (input: string, init: RequestInit) => Promise<Response>;
 
-export type BoundedFetchResult =
-  { kind: 'reply'; status: number; json: unknown; headers: Headers } | { kind: 'failed'; cause: string };
+export type BoundedFetchResult = { kind: 'reply'; status: number; json: unknown } | { kind: 'failed'; cause: string };
 
 export interface BoundedFetchOptions {
-  fetch: FetchLike;
+  /** The caller's own `fetch` (tests, a proxy); undefined: the keep-alive pool of ./pooled-request.ts. */
+  fetch: FetchLike | undefined;
   method: 'GET' | 'POST';
   url: string;
   body?: unknown;
@@ -42,6 +44,42 @@ async function readCapped(response: Response, maxBytes: number): Promise<string 
   return Buffer.concat(chunks).toString('utf8');
 }
 
+/** The reply's text as JSON, or `json: undefined` when it is not JSON. */
+function replyOf(status: number, text: string): BoundedFetchResult {
+  let json: unknown;
+  try {
+    json = text === '' ? undefined : parseJsonSafely(text);
+  } catch {
+    json = undefined;
+  }
+  return { kind: 'reply', status, json };
+}
+
+/** Through the caller's `fetch`. */
+async function viaFetch(
+  doFetch: FetchLike,
+  options: BoundedFetchOptions,
+  headers: Record<string, string>,
+  body: string | undefined,
+  signal: AbortSignal,
+  maxBytes: number,
+): Promise<BoundedFetchResult> {
+  const response = await doFetch(options.url, {
+    method: options.method,
+    headers,
+    ...(body !== undefined ? { body } : {}),
+    redirect: 'manual',
+    signal,
+  });
+  if (response.status >= 300 && response.status < 400) {
+    await response.body?.cancel().catch(() => undefined);
+    return { kind: 'failed', cause: `redirect (${response.status}) refused` };
+  }
+  const text = await readCapped(response, maxBytes);
+  if (text === undefined) return { kind: 'failed', cause: `reply larger than ${maxBytes} bytes` };
+  return replyOf(response.status, text);
+}
+
 /** Performs the call; never throws. A reply whose body is not JSON has `json: undefined`. */
 export async function boundedFetchJson(options: BoundedFetchOptions): Promise<BoundedFetchResult> {
   const controller = new AbortController();
@@ -49,32 +87,26 @@ export async function boundedFetchJson(options: BoundedFetchOptions): Promise<Bo
     () => controller.abort(new Error(`timed out after ${options.timeoutMs} ms`)),
     options.timeoutMs,
   );
+  const maxBytes = options.maxBytes ?? 64 * 1024;
+  const body = options.body !== undefined ? JSON.stringify(options.body) : undefined;
+  const headers: Record<string, string> = {
+    accept: 'application/json',
+    ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+    ...options.headers,
+  };
   try {
-    const response = await options.fetch(options.url, {
+    if (options.fetch) return await viaFetch(options.fetch, options, headers, body, controller.signal, maxBytes);
+    const reply = await pooledRequest({
       method: options.method,
-      headers: {
-        accept: 'application/json',
-        ...(options.body !== undefined ? { 'content-type': 'application/json' } : {}),
-        ...options.headers,
-      },
-      ...(options.body !== undefined ? { body: JSON.stringify(options.body) } : {}),
-      redirect: 'manual',
+      url: options.url,
+      headers,
+      body,
       signal: controller.signal,
+      maxBytes,
     });
-    if (response.status >= 300 && response.status < 400) {
-      await response.body?.cancel().catch(() => undefined);
-      return { kind: 'failed', cause: `redirect (${response.status}) refused` };
-    }
-    const text = await readCapped(response, options.maxBytes ?? 64 * 1024);
-    if (text === undefined)
-      return { kind: 'failed', cause: `reply larger than ${options.maxBytes ?? 64 * 1024} bytes` };
-    let json: unknown;
-    try {
-      json = text === '' ? undefined : parseJsonSafely(text);
-    } catch {
-      json = undefined;
-    }
-    return { kind: 'reply', status: response.status, json, headers: response.headers };
+    if (reply.kind === 'redirect') return { kind: 'failed', cause: `redirect (${reply.status}) refused` };
+    if (reply.kind === 'too_large') return { kind: 'failed', cause: `reply larger than ${maxBytes} bytes` };
+    return replyOf(reply.status, reply.text);
   } catch (err) {
     if (controller.signal.aborted) return { kind: 'failed', cause: `timed out after ${options.timeoutMs} ms` };
     const cause =

@@ -99,7 +99,7 @@ function settleOutcome(reply: FacilitatorSettleReply, status: number): SettleOut
 
 export function createFacilitatorClient(options: FacilitatorClientOptions): FacilitatorClient {
   const base = options.url.replace(/\/+$/, '');
-  const doFetch: FetchLike = options.fetch ?? ((input, init) => fetch(input, init));
+  const doFetch: FetchLike | undefined = options.fetch; // undefined: the keep-alive pool (./pooled-request.ts)
 
   async function call<S extends z.ZodType>(
     method: 'GET' | 'POST',
@@ -256,7 +256,7 @@ export function wrapFacilitatorObject(
 export function resolveFacilitator(
   object: FacilitatorLike | undefined,
   config: { facilitatorUrl?: string | undefined; verifyTimeoutMs?: number; settleTimeoutMs?: number },
-  fetch: FetchLike,
+  fetch: FetchLike | undefined,
 ): FacilitatorClient | undefined {
   const timeouts = { verifyTimeoutMs: config.verifyTimeoutMs, settleTimeoutMs: config.settleTimeoutMs };
   if (object) return wrapFacilitatorObject(object, timeouts);

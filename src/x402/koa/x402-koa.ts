@@ -47,7 +47,7 @@ const silentLogger: X402Logger = { debug() {}, info() {}, warn() {}, error() {} 
 export function x402Koa(options: X402KoaOptions): X402KoaMiddleware {
   const config = resolveX402Options(options);
   const logger = options.logger ?? silentLogger;
-  const doFetch = options.fetch ?? ((input: string, init: RequestInit) => fetch(input, init));
+  const doFetch = options.fetch; // undefined: the keep-alive pool (../pooled-request.ts)
   const metrics = createX402MiddlewareMetrics(options.registry);
   const facilitator = resolveFacilitator(options.facilitator, config, doFetch);
   const solana = solanaSide(options, config, doFetch, logger);

@@ -39,7 +39,7 @@ export interface LedgerRow {
 export interface LedgerReporterOptions {
   apiUrl: string;
   token: string;
-  fetch: FetchLike;
+  fetch: FetchLike | undefined;
   timeoutMs: number;
   retryDelaysMs: readonly number[];
   metrics: X402MiddlewareMetrics;

@@ -21,7 +21,7 @@ import type { BeginOutcome, PaymentIdentifierStore, PaymentIdKey, StoredAnswer }
 export interface PlatformStoreOptions {
   apiUrl: string;
   token: string;
-  fetch: FetchLike;
+  fetch: FetchLike | undefined;
   timeoutMs: number;
   routes: { begin: string; complete: string; release: string };
   /** Whether the key's scope is sent as `endpoint_id` (the gate) or left to the PAT (the middleware). */

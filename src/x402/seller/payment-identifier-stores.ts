@@ -14,7 +14,7 @@ import type { ResolvedX402Config } from './seller-options.js';
 
 export function createPaymentIdentifierStore(
   config: Pick<ResolvedX402Config, 'paymentIdentifier' | 'apiUrl' | 'token' | 'platformTimeoutMs'>,
-  platform: { fetch: FetchLike; routes: PlatformStoreOptions['routes']; scopeIsEndpoint?: boolean },
+  platform: { fetch: FetchLike | undefined; routes: PlatformStoreOptions['routes']; scopeIsEndpoint?: boolean },
 ): PaymentIdentifierStore {
   const { store, retention_seconds, max_entries, max_total_bytes } = config.paymentIdentifier;
   if (store === 'memory')

@@ -67,7 +67,7 @@ export interface SellerIdentityOptions {
   network?: string | undefined;
   token: string;
   endpointId: string | undefined;
-  fetch: FetchLike;
+  fetch: FetchLike | undefined;
   timeoutMs: number;
   successTtlMs: number;
   failureCooldownMs: number;

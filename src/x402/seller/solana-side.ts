@@ -44,7 +44,7 @@ export function solanaFacilitatorOf(
   object: FacilitatorLike | undefined,
   facilitatorUrl: string | undefined,
   timeouts: { verifyTimeoutMs: number; settleTimeoutMs: number },
-  fetch: FetchLike,
+  fetch: FetchLike | undefined,
 ): FacilitatorClient | undefined {
   const { verifyTimeoutMs, settleTimeoutMs } = timeouts;
   const client = resolveFacilitator(object, { facilitatorUrl, verifyTimeoutMs, settleTimeoutMs }, fetch);
@@ -55,7 +55,7 @@ export function solanaFacilitatorOf(
 export function solanaSide(
   options: Pick<X402KoaOptions, 'solana'>,
   config: ResolvedX402Config,
-  fetch: FetchLike,
+  fetch: FetchLike | undefined,
   logger: X402Logger,
 ): { facilitator: FacilitatorClient; terms: SolanaTerms } | undefined {
   const offer: ResolvedSolanaOffer | undefined = config.solana;
