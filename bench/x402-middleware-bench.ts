@@ -45,7 +45,8 @@
  * (default 32), BENCH_PAYMENTS (payments to sign; default enough for 10,000 requests a second through the warm-up
  * and the timed slices: 100,000 at the defaults), BENCH_SIGN_SECONDS (signing time box, default 45),
  * BENCH_PLATFORM (`http` default, or `inproc`), BENCH_FACILITATOR (`inproc` default, or `http`: a stub facilitator
- * in its own child process, asked over HTTP by every server), BENCH_CODE (`dist` or `sources`: our code compiled or through tsx; default the build when current),
+ * in its own child process, asked over HTTP by every server), BENCH_OUR_FETCH (`global`: x402Koa and the gate call
+ * out through the global `fetch` instead of their own transport, to measure what it saves), BENCH_CODE (`dist` or `sources`: our code compiled or through tsx; default the build when current),
  * BENCH_CASES (comma list of `402`, `paid`, `free`, `gate`; default all), BENCH_CPU_PROFILE_DIR (run the
  * server children with --cpu-prof into <dir>/express, <dir>/koa, <dir>/koa-inproc and <dir>/gate; the largest profile in
  * each is the main thread — summarise it with bench/support/summarise-cpu-profile.ts).
@@ -126,6 +127,7 @@ async function startServers(buyer: string): Promise<Servers> {
     BENCH_PLATFORM_URL: `http://127.0.0.1:${platform.port}`,
     BENCH_PLATFORM: PLATFORM_MODE,
     BENCH_CODE: CODE,
+    ...(process.env.BENCH_OUR_FETCH === 'global' ? { BENCH_OUR_FETCH: 'global' } : {}),
   };
   // With the platform over HTTP, a second x402Koa server answers the platform in-process too: the difference
   // between the two is what the per-payment ledger report over HTTP costs the seller's process.
@@ -306,6 +308,11 @@ function notes(
   return [
     `- timed phases: the variants of each group (402; paid and gate; free) took turns in ${SLICE_SECONDS}-s slices, ${ROUNDS} rounds, the order reversed every other round, so that the machine's drift hits every side alike; a row's figures are the sums of its slices. Ratio: requests/s ÷ the compared row's in the same alternation; "CPU" is the compared server's CPU per request ÷ this one's (higher is better). CPU µs/req is the server child's user+system CPU over the whole alternated stretch ÷ its requests; "per slice" is its range over the row's slices.`,
     `- servers: each in its own child process on 127.0.0.1; express 5.x with ETag and X-Powered-By off (Koa sends neither); Koa 3.x with x402Koa and a one-line handler. Same price (10000 atomic USDC = $0.01), payTo, network ${BENCH_NETWORK}.`,
+    ...(process.env.BENCH_OUR_FETCH === 'global'
+      ? [
+          '- our calls out: x402Koa and the gate were given the global `fetch` (BENCH_OUR_FETCH=global), not their own transport.',
+        ]
+      : []),
     FACILITATOR_MODE === 'http'
       ? `- facilitator: stubbed, answers verify {isValid:true} and settle {success:true} at once, in its own child process on loopback, asked over HTTP (two calls a paid request) — @x402/express through @x402/core's HTTPFacilitatorClient (global fetch), x402Koa through facilitator_url and the gate through FACILITATOR_URL (their own transport).`
       : `- facilitator: stubbed, answers verify {isValid:true} and settle {success:true} at once, in each server process — the same kind of object passed to x402ResourceServer for @x402/express and as the \`facilitator\` option of x402Koa.`,

@@ -89,6 +89,13 @@ function serve(server: http.Server, extraStats: () => Partial<Stats> | Promise<P
 }
 
 /** The payer is read from the header's authorization by the load generator and passed in once (one buyer key). */
+/**
+ * BENCH_OUR_FETCH=global: x402Koa and the gate are given the global `fetch` for their calls over HTTP, as they used
+ * before their own transport (src/x402/pooled-request.ts) — to measure what that transport saves.
+ */
+const globalFetch =
+  process.env.BENCH_OUR_FETCH === 'global' ? (input: string, init: RequestInit) => fetch(input, init) : undefined;
+
 function payerFromEnv(): string {
   const payer = process.env.BENCH_PAYER;
   if (!payer || !/^0x[0-9a-fA-F]{40}$/.test(payer)) throw new Error('BENCH_PAYER must be the buyer address');
@@ -185,7 +192,7 @@ async function startKoa(): Promise<void> {
       mime_type: 'application/json',
       route_prices: { '/free': '0' },
       // Over HTTP, the middleware's own transport (what a seller runs); in-process, the stub answers.
-      ...(inprocPlatform ? { fetch: benchFetch } : {}),
+      ...(inprocPlatform ? { fetch: benchFetch } : globalFetch ? { fetch: globalFetch } : {}),
       registry,
       env: {},
     }),
@@ -266,7 +273,10 @@ async function startGate(): Promise<void> {
     GATE_ALLOW_PRIVATE_ORIGINS: '1', // the bench origin is on loopback
     ...(process.env.BENCH_FACILITATOR_URL ? { FACILITATOR_URL: process.env.BENCH_FACILITATOR_URL } : {}),
   });
-  const gate = createGateApp(config, process.env.BENCH_FACILITATOR_URL ? {} : { facilitator });
+  const gate = createGateApp(config, {
+    ...(process.env.BENCH_FACILITATOR_URL ? {} : { facilitator }),
+    ...(globalFetch ? { fetch: globalFetch } : {}),
+  });
   const url = await gate.listen();
   await gate.catalogue.refreshNow();
   const port = Number(new URL(url).port);

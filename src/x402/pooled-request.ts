@@ -11,10 +11,9 @@
  * body: the abort signal stops the body's read too); a huge reply (a declared length over the cap is refused
  * before any byte is read, and the read stops at the cap); a redirect being followed (undici's `request` follows
  * none; a 3xx is answered as a failure and its body discarded).
- * Does not defend: a peer that answers promptly with wrong content (callers parse with schemas); proxies set in
- * the environment (as with `fetch`, none is used: pass a `fetch` that goes through one).
+ * Does not defend: a peer that answers promptly with wrong content (callers parse with schemas).
  */
-import type { Agent } from 'undici';
+import type { Dispatcher } from 'undici';
 
 export interface PooledCall {
   method: 'GET' | 'POST';
@@ -28,27 +27,51 @@ export interface PooledCall {
 export type PooledReply =
   { kind: 'reply'; status: number; text: string } | { kind: 'too_large' } | { kind: 'redirect'; status: number };
 
+type Undici = typeof import('undici');
+interface Pool {
+  dispatcher: Dispatcher;
+  request: Undici['request'];
+}
+
+/** The proxy settings a pool was made for: Node's own `fetch` honours them only with NODE_USE_ENV_PROXY=1. */
+function proxySettings(): string | undefined {
+  const env = process.env;
+  if (env.NODE_USE_ENV_PROXY !== '1') return undefined;
+  return [env.HTTP_PROXY ?? env.http_proxy, env.HTTPS_PROXY ?? env.https_proxy, env.NO_PROXY ?? env.no_proxy].join(
+    '\n',
+  );
+}
+
 /**
- * undici and the pool, loaded at the first call: a process that never calls out (the CLI, which loads the x402
- * codecs) never loads undici. Idle keep-alive sockets close after 4 s (undici's default) or a server's shorter hint.
+ * undici and the pools, made at the first call: a process that never calls out (the CLI, which loads the x402
+ * codecs) never loads undici. Idle keep-alive sockets close after 4 s (undici's default) or a server's shorter
+ * hint. With NODE_USE_ENV_PROXY=1 (as for Node's `fetch`), calls go through HTTP_PROXY / HTTPS_PROXY, NO_PROXY
+ * excepted (undici's `EnvHttpProxyAgent`); one pool is kept per proxy setting seen.
  */
-let pool: Promise<{ agent: Agent; request: typeof import('undici').request }> | undefined;
-function sharedPool() {
-  return (pool ??= import('undici').then(({ Agent, request }) => ({
-    agent: new Agent({ keepAliveTimeout: 4_000, keepAliveMaxTimeout: 60_000 }),
-    request,
-  })));
+const pools = new Map<string, Promise<Pool>>();
+function poolFor(settings: string | undefined): Promise<Pool> {
+  const key = settings ?? '';
+  let pool = pools.get(key);
+  if (!pool) {
+    const keepAlive = { keepAliveTimeout: 4_000, keepAliveMaxTimeout: 60_000 };
+    pool = import('undici').then(({ Agent, EnvHttpProxyAgent, request }) => ({
+      dispatcher: settings === undefined ? new Agent(keepAlive) : new EnvHttpProxyAgent(keepAlive),
+      request,
+    }));
+    pools.set(key, pool);
+  }
+  return pool;
 }
 
 /** One call; throws what undici throws (a refused connection, an abort), which bounded-fetch.ts turns into a cause. */
 export async function pooledRequest(call: PooledCall): Promise<PooledReply> {
-  const { agent, request } = await sharedPool();
+  const { dispatcher, request } = await poolFor(proxySettings());
   const { statusCode, headers, body } = await request(call.url, {
     method: call.method,
     headers: call.headers,
     body: call.body,
     signal: call.signal,
-    dispatcher: agent,
+    dispatcher,
   });
   if (statusCode >= 300 && statusCode < 400) {
     await body.dump().catch(() => undefined);

@@ -65,6 +65,11 @@ export interface X402KoaOptions {
   mime_type?: string;
   /** Largest response body held in memory until settlement; larger streams are held unread instead. Default 8 MiB. */
   max_body_bytes?: number;
+  /**
+   * How the middleware calls out (facilitator, platform, ledger): by default its own keep-alive pool over undici's
+   * `request` (../pooled-request.ts), a third of the global `fetch`'s CPU a call; give a `fetch` to go through a
+   * proxy or a custom agent instead.
+   */
   fetch?: FetchLike;
   logger?: X402Logger;
   /** prom-client registry for the middleware's metrics; default a private one. */

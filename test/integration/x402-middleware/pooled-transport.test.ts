@@ -3,7 +3,8 @@
  * shared keep-alive pool, used when no `fetch` is given), through the facilitator client against a real
  * loopback server: what bounded-fetch.ts promises holds on it — the JSON call as sent, one kept-alive
  * connection for many calls, a redirect never followed, a reply over the cap refused whether it declares its
- * length or not, one deadline over headers and body, a refused connection unavailable.
+ * length or not, one deadline over headers and body, a refused connection unavailable; and, as for Node's own
+ * `fetch`, a proxy from the environment only with NODE_USE_ENV_PROXY=1.
  */
 import assert from 'node:assert/strict';
 import http from 'node:http';
@@ -23,6 +24,7 @@ interface Seen {
 /** A loopback server answering each request with `answer`; it records what it received and its connections. */
 async function server(answer: (req: Seen, res: http.ServerResponse) => void) {
   const seen: Seen[] = [];
+  const tunnels: string[] = [];
   let connections = 0;
   const s = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -34,11 +36,20 @@ async function server(answer: (req: Seen, res: http.ServerResponse) => void) {
     });
   });
   s.on('connection', () => connections++);
+  // A proxy's tunnel (undici's proxy agent asks CONNECT, for http targets too): recorded, then this server
+  // answers what comes through it as if it were the target.
+  s.on('connect', (req: http.IncomingMessage, socket: import('node:net').Socket, head: Buffer) => {
+    tunnels.push(req.url!);
+    socket.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+    if (head.length > 0) socket.unshift(head);
+    s.emit('connection', socket);
+  });
   await new Promise<void>((resolve) => s.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(s.address() as AddressInfo).port}`;
   return {
     url,
     seen,
+    tunnels,
     get connections() {
       return connections;
     },
@@ -141,5 +152,44 @@ describe('the seller’s pooled transport (no fetch given)', () => {
     const refused = await client(gone.url).settle(request);
     assert.equal(refused.kind, 'unavailable');
     assert.match(refused.kind === 'unavailable' ? refused.cause : '', /ECONNREFUSED/);
+  });
+
+  it('goes through HTTP_PROXY only with NODE_USE_ENV_PROXY=1, as Node’s fetch does', async () => {
+    const PROXY_VARS = [
+      'NODE_USE_ENV_PROXY',
+      'HTTP_PROXY',
+      'http_proxy',
+      'HTTPS_PROXY',
+      'https_proxy',
+      'NO_PROXY',
+      'no_proxy',
+    ];
+    const saved = Object.fromEntries(PROXY_VARS.map((k) => [k, process.env[k]]));
+    const proxy = await server((_req, res) =>
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ isValid: true, payer: '0xproxied' })),
+    );
+    const gone = await server(() => undefined);
+    await gone.close(); // nothing listens at the facilitator's address: only the proxy can answer
+    try {
+      for (const k of PROXY_VARS) delete process.env[k];
+      process.env.HTTP_PROXY = proxy.url;
+      const direct = await client(`${gone.url}/base`).verify(request);
+      assert.equal(direct.kind, 'unavailable', 'HTTP_PROXY alone is not used');
+      assert.equal(proxy.seen.length, 0);
+      process.env.NODE_USE_ENV_PROXY = '1';
+      assert.deepEqual(await client(`${gone.url}/base`).verify(request), { kind: 'ok', payer: '0xproxied' });
+      assert.deepEqual(proxy.tunnels, [gone.url.slice('http://'.length)], 'a tunnel to the facilitator’s address');
+      assert.deepEqual(
+        proxy.seen.map((r) => [r.method, r.url]),
+        [['POST', '/base/verify']],
+      );
+    } finally {
+      for (const k of PROXY_VARS)
+        if (saved[k] === undefined) delete process.env[k];
+        else process.env[k] = saved[k];
+      await proxy.close();
+    }
   });
 });
