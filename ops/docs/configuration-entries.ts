@@ -13,6 +13,7 @@ export { REFUSED_ENTRIES, SIGNER_ENTRIES, SIGNER_HEALTH_ENTRIES } from './entrie
 export { CLI_ENTRIES } from './entries/cli-entries.js';
 export { GATE_ENTRIES } from './entries/gate-entries.js';
 export { KOA_ENTRIES } from './entries/koa-entries.js';
+export { OUTBOUND_ENTRIES } from './entries/outbound-entries.js';
 export { SANDBOX_ENTRIES } from './entries/sandbox-entries.js';
 export { PRODUCTION_ENTRIES } from './entries/production-entries.js';
 export { TEST_ENTRIES } from './entries/test-entries.js';
