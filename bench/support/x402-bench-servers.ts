@@ -105,7 +105,7 @@ function payerFromEnv(): string {
 async function startExpress(): Promise<void> {
   const { default: express } = await import('express');
   const { paymentMiddleware } = await import('@x402/express');
-  const { x402ResourceServer } = await import('@x402/core/server');
+  const { HTTPFacilitatorClient, x402ResourceServer } = await import('@x402/core/server');
   const { ExactEvmScheme } = await import('@x402/evm/exact/server');
   const payer = payerFromEnv();
   // Any object with verify/settle/getSupported is a FacilitatorClient; this one answers at once.
@@ -115,7 +115,6 @@ async function startExpress(): Promise<void> {
     getSupported: async () => SUPPORTED,
   };
   const facilitatorUrl = process.env.BENCH_FACILITATOR_URL;
-  const { HTTPFacilitatorClient } = await import('@x402/core/server');
   const client = facilitatorUrl ? new HTTPFacilitatorClient({ url: facilitatorUrl }) : facilitator;
   const resourceServer = new x402ResourceServer(client as never).register(BENCH_NETWORK, new ExactEvmScheme());
   const app = express();

@@ -8,7 +8,7 @@
  * could read as success (x402 issue #605) — 3xx is returned as a failure, never followed.
  * Does not defend against: a peer that answers promptly with wrong content — callers validate with schemas.
  */
-import { pooledRequest } from './pooled-request.js';
+import { pooledRequest, type PooledCall, type PooledReply } from './pooled-request.js';
 import { parseJsonSafely } from './safe-json.js';
 
 export type FetchLike = (input: string, init: RequestInit) => Promise<Response>;
@@ -44,40 +44,21 @@ async function readCapped(response: Response, maxBytes: number): Promise<string 
   return Buffer.concat(chunks).toString('utf8');
 }
 
-/** The reply's text as JSON, or `json: undefined` when it is not JSON. */
-function replyOf(status: number, text: string): BoundedFetchResult {
-  let json: unknown;
-  try {
-    json = text === '' ? undefined : parseJsonSafely(text);
-  } catch {
-    json = undefined;
-  }
-  return { kind: 'reply', status, json };
-}
-
-/** Through the caller's `fetch`. */
-async function viaFetch(
-  doFetch: FetchLike,
-  options: BoundedFetchOptions,
-  headers: Record<string, string>,
-  body: string | undefined,
-  signal: AbortSignal,
-  maxBytes: number,
-): Promise<BoundedFetchResult> {
-  const response = await doFetch(options.url, {
-    method: options.method,
-    headers,
-    ...(body !== undefined ? { body } : {}),
+/** Through the caller's `fetch`, answered in the pool's terms (./pooled-request.ts), so both read alike below. */
+async function viaFetch(doFetch: FetchLike, call: PooledCall): Promise<PooledReply> {
+  const response = await doFetch(call.url, {
+    method: call.method,
+    headers: call.headers,
+    ...(call.body !== undefined ? { body: call.body } : {}),
     redirect: 'manual',
-    signal,
+    signal: call.signal,
   });
   if (response.status >= 300 && response.status < 400) {
     await response.body?.cancel().catch(() => undefined);
-    return { kind: 'failed', cause: `redirect (${response.status}) refused` };
+    return { kind: 'redirect', status: response.status };
   }
-  const text = await readCapped(response, maxBytes);
-  if (text === undefined) return { kind: 'failed', cause: `reply larger than ${maxBytes} bytes` };
-  return replyOf(response.status, text);
+  const text = await readCapped(response, call.maxBytes);
+  return text === undefined ? { kind: 'too_large' } : { kind: 'reply', status: response.status, text };
 }
 
 /** Performs the call; never throws. A reply whose body is not JSON has `json: undefined`. */
@@ -87,26 +68,30 @@ export async function boundedFetchJson(options: BoundedFetchOptions): Promise<Bo
     () => controller.abort(new Error(`timed out after ${options.timeoutMs} ms`)),
     options.timeoutMs,
   );
-  const maxBytes = options.maxBytes ?? 64 * 1024;
   const body = options.body !== undefined ? JSON.stringify(options.body) : undefined;
-  const headers: Record<string, string> = {
-    accept: 'application/json',
-    ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
-    ...options.headers,
+  const call: PooledCall = {
+    method: options.method,
+    url: options.url,
+    headers: {
+      accept: 'application/json',
+      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+      ...options.headers,
+    },
+    body,
+    signal: controller.signal,
+    maxBytes: options.maxBytes ?? 64 * 1024,
   };
   try {
-    if (options.fetch) return await viaFetch(options.fetch, options, headers, body, controller.signal, maxBytes);
-    const reply = await pooledRequest({
-      method: options.method,
-      url: options.url,
-      headers,
-      body,
-      signal: controller.signal,
-      maxBytes,
-    });
+    const reply = options.fetch ? await viaFetch(options.fetch, call) : await pooledRequest(call);
     if (reply.kind === 'redirect') return { kind: 'failed', cause: `redirect (${reply.status}) refused` };
-    if (reply.kind === 'too_large') return { kind: 'failed', cause: `reply larger than ${maxBytes} bytes` };
-    return replyOf(reply.status, reply.text);
+    if (reply.kind === 'too_large') return { kind: 'failed', cause: `reply larger than ${call.maxBytes} bytes` };
+    let json: unknown;
+    try {
+      json = reply.text === '' ? undefined : parseJsonSafely(reply.text);
+    } catch {
+      json = undefined;
+    }
+    return { kind: 'reply', status: reply.status, json };
   } catch (err) {
     if (controller.signal.aborted) return { kind: 'failed', cause: `timed out after ${options.timeoutMs} ms` };
     const cause =

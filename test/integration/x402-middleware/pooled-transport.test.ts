@@ -11,6 +11,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createFacilitatorClient } from '../../../src/x402/facilitator-client.js';
 import { startSentinel } from '../../support/timer-order.js';
+import { closedPortUrl } from './x402-fakes.js';
 
 const request = { x402Version: 2 as const, paymentPayload: {}, paymentRequirements: {} };
 
@@ -147,9 +148,7 @@ describe('the seller’s pooled transport (no fetch given)', () => {
     } finally {
       await s.close();
     }
-    const gone = await server(() => undefined);
-    await gone.close(); // never connected to: nothing listens there now
-    const refused = await client(gone.url).settle(request);
+    const refused = await client(await closedPortUrl()).settle(request);
     assert.equal(refused.kind, 'unavailable');
     assert.match(refused.kind === 'unavailable' ? refused.cause : '', /ECONNREFUSED/);
   });
@@ -170,17 +169,16 @@ describe('the seller’s pooled transport (no fetch given)', () => {
         .writeHead(200, { 'content-type': 'application/json' })
         .end(JSON.stringify({ isValid: true, payer: '0xproxied' })),
     );
-    const gone = await server(() => undefined);
-    await gone.close(); // nothing listens at the facilitator's address: only the proxy can answer
+    const gone = await closedPortUrl(); // nothing listens at the facilitator's address: only the proxy can answer
     try {
       for (const k of PROXY_VARS) delete process.env[k];
       process.env.HTTP_PROXY = proxy.url;
-      const direct = await client(`${gone.url}/base`).verify(request);
+      const direct = await client(`${gone}/base`).verify(request);
       assert.equal(direct.kind, 'unavailable', 'HTTP_PROXY alone is not used');
       assert.equal(proxy.seen.length, 0);
       process.env.NODE_USE_ENV_PROXY = '1';
-      assert.deepEqual(await client(`${gone.url}/base`).verify(request), { kind: 'ok', payer: '0xproxied' });
-      assert.deepEqual(proxy.tunnels, [gone.url.slice('http://'.length)], 'a tunnel to the facilitator’s address');
+      assert.deepEqual(await client(`${gone}/base`).verify(request), { kind: 'ok', payer: '0xproxied' });
+      assert.deepEqual(proxy.tunnels, [gone.slice('http://'.length)], 'a tunnel to the facilitator’s address');
       assert.deepEqual(
         proxy.seen.map((r) => [r.method, r.url]),
         [['POST', '/base/verify']],
