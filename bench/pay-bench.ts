@@ -17,7 +17,8 @@
  * BENCH_CODE=dist|sources (the services compiled, as production runs them — the default when `npm run build` is
  * current — or through tsx), BENCH_NODE_FLAGS (added to both services' start-up flags), BENCH_API_STDOUT and
  * BENCH_SIGNER_STDOUT (files for the services' standard output, e.g. with `--trace-gc`), BENCH_POLICY=bounds (the pay
- * phases' wallets with a policy at the schema's bounds: ./support/bench-policy-at-bounds.ts), BENCH_PHASES=saturation
+ * phases' wallets with a policy at the schema's bounds: ./support/bench-policy-at-bounds.ts), BENCH_VELOCITY_WINDOW_SECONDS
+ * (the bench wallets' velocity cap window, default 60: ./support/service-bench-parts.ts), BENCH_PHASES=saturation
  * ((a) and (b) alone, the raw HSM ceiling measured before and after them: ./support/pay-bench-saturation.ts),
  * BENCH_CPU_PROFILE_DIR (V8 CPU profiles of both services, with the marks of (a), (b), (a signed) and (b signed) on
  * their clock) and BENCH_PERF_DIR (`perf record` of the API over (a) and (b)), BENCH_HEAP_PROFILE_DIR (what the API

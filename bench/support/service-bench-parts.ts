@@ -157,11 +157,26 @@ export function benchPost(base: string) {
   };
 }
 
+/**
+ * The velocity cap's window of the bench wallets' policy, seconds: BENCH_VELOCITY_WINDOW_SECONDS (default 60). A
+ * window shorter than a phase shows what a wallet paid more than 32 times a window costs once it has been paid for
+ * longer than one (its remembered window runs out of known payment times and is read again:
+ * src/api/pay/velocity-window.ts; docs/performance.md, "A hot wallet paid for longer than its velocity window").
+ */
+function benchVelocityWindowSeconds(): number {
+  const raw = process.env.BENCH_VELOCITY_WINDOW_SECONDS;
+  if (raw === undefined || raw === '') return 60;
+  const seconds = Number(raw);
+  if (!Number.isSafeInteger(seconds) || seconds < 1 || seconds > 86_400)
+    throw new Error('BENCH_VELOCITY_WINDOW_SECONDS: whole seconds from 1 to 86400');
+  return seconds;
+}
+
 /** The policy of every bench wallet: caps no bench reaches, so every payment is allowed. */
 export const BENCH_WALLET_POLICY = {
   per_tx_cap_usd: '1',
   daily_cap_usd: '1000000',
-  velocity_cap: { max_count: 1000000, window_seconds: 60 },
+  velocity_cap: { max_count: 1000000, window_seconds: benchVelocityWindowSeconds() },
 };
 
 /**
