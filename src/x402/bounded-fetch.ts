@@ -8,6 +8,7 @@
  * could read as success (x402 issue #605) — 3xx is returned as a failure, never followed.
  * Does not defend against: a peer that answers promptly with wrong content — callers validate with schemas.
  */
+import { readCappedText } from './capped-text.js';
 import { pooledRequest, type PooledCall, type PooledReply } from './pooled-request.js';
 import { parseJsonSafely } from './safe-json.js';
 
@@ -26,24 +27,6 @@ export interface BoundedFetchOptions {
   maxBytes?: number;
 }
 
-async function readCapped(response: Response, maxBytes: number): Promise<string | undefined> {
-  if (!response.body) return '';
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > maxBytes) {
-      await reader.cancel().catch(() => undefined);
-      return undefined;
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString('utf8');
-}
-
 /** Through the caller's `fetch`, answered in the pool's terms (./pooled-request.ts), so both read alike below. */
 async function viaFetch(doFetch: FetchLike, call: PooledCall): Promise<PooledReply> {
   const response = await doFetch(call.url, {
@@ -57,7 +40,7 @@ async function viaFetch(doFetch: FetchLike, call: PooledCall): Promise<PooledRep
     await response.body?.cancel().catch(() => undefined);
     return { kind: 'redirect', status: response.status };
   }
-  const text = await readCapped(response, call.maxBytes);
+  const text = response.body ? await readCappedText(response.body, call.maxBytes) : '';
   return text === undefined ? { kind: 'too_large' } : { kind: 'reply', status: response.status, text };
 }
 

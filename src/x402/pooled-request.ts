@@ -14,6 +14,7 @@
  * Does not defend: a peer that answers promptly with wrong content (callers parse with schemas).
  */
 import type { Dispatcher } from 'undici';
+import { readCappedText } from './capped-text.js';
 
 export interface PooledCall {
   method: 'GET' | 'POST';
@@ -82,19 +83,6 @@ export async function pooledRequest(call: PooledCall): Promise<PooledReply> {
     body.destroy();
     return { kind: 'too_large' };
   }
-  const chunks: Buffer[] = [];
-  let total = 0;
-  for await (const chunk of body as AsyncIterable<Buffer>) {
-    total += chunk.byteLength;
-    if (total > call.maxBytes) {
-      body.destroy();
-      return { kind: 'too_large' };
-    }
-    chunks.push(chunk);
-  }
-  return {
-    kind: 'reply',
-    status: statusCode,
-    text: chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8'),
-  };
+  const text = await readCappedText(body, call.maxBytes);
+  return text === undefined ? { kind: 'too_large' } : { kind: 'reply', status: statusCode, text };
 }

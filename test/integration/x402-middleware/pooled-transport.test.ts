@@ -61,13 +61,19 @@ async function server(answer: (req: Seen, res: http.ServerResponse) => void) {
   };
 }
 
-const client = (url: string, timeoutMs = 2_000, headers?: () => Record<string, string>) =>
+const client = (
+  url: string,
+  timeoutMs = 2_000,
+  headers?: () => Record<string, string>,
+  fetch?: typeof globalThis.fetch,
+) =>
   createFacilitatorClient({
     url,
     verifyTimeoutMs: timeoutMs,
     settleTimeoutMs: timeoutMs,
     supportedTimeoutMs: timeoutMs,
     ...(headers ? { headers } : {}),
+    ...(fetch ? { fetch } : {}),
   });
 
 describe('the seller’s pooled transport (no fetch given)', () => {
@@ -109,7 +115,7 @@ describe('the seller’s pooled transport (no fetch given)', () => {
     }
   });
 
-  it('a reply over the cap is refused, with or without a declared length', async () => {
+  it('a reply over the cap is refused, with or without a declared length — through the pool and a caller’s fetch alike', async () => {
     const huge = JSON.stringify({ isValid: true, padding: 'x'.repeat(100_000) });
     const s = await server((req, res) => {
       if (req.url === '/declared/verify') return res.writeHead(200, { 'content-type': 'application/json' }).end(huge);
@@ -119,10 +125,11 @@ describe('the seller’s pooled transport (no fetch given)', () => {
       res.end();
     });
     try {
-      for (const base of [`${s.url}/declared`, `${s.url}/chunked`]) {
-        const outcome = await client(base).verify(request);
-        assert.deepEqual(outcome, { kind: 'unavailable', cause: 'reply larger than 65536 bytes' }, base);
-      }
+      for (const fetch of [undefined, globalThis.fetch])
+        for (const base of [`${s.url}/declared`, `${s.url}/chunked`]) {
+          const outcome = await client(base, 2_000, undefined, fetch).verify(request);
+          assert.deepEqual(outcome, { kind: 'unavailable', cause: 'reply larger than 65536 bytes' }, base);
+        }
     } finally {
       await s.close();
     }
