@@ -8,6 +8,7 @@
 import type { OpeningQuery } from '../../src/api/db/wallet-transaction.js';
 import type { PaySnapshot } from '../../src/api/pay/pay-snapshot.js';
 import type { PaymentAuthorization } from '../../src/api/pay/payment-authorization.js';
+import { VELOCITY_TIMES_KEPT, type VelocityReadOn, type VelocityReadPoint } from '../../src/api/pay/velocity-window.js';
 import type { ReleasedReservation, ReleaseReason } from '../../src/api/pay/store/release-reservation.js';
 import type { DecisionWrite } from '../../src/api/pay/store/decision-write.js';
 import type { LockedDecision, PaySnapshotStore, PayWriteStore } from '../../src/api/pay/store/pay-stores.js';
@@ -19,10 +20,29 @@ export class FakePaySnapshotStore implements PaySnapshotStore {
   /** What a read of each wallet returns. */
   readonly wallets = new Map<string, PaySnapshot>();
   reads = 0;
+  /** Each wallet's payment times in µs (not released), which a velocity window is read on from; and the reads on. */
+  readonly paymentTimesUs = new Map<string, number[]>();
+  readsOn = 0;
 
   async read(walletId: string): Promise<PaySnapshot | undefined> {
     this.reads++;
     return this.wallets.get(walletId);
+  }
+
+  /** What VELOCITY_READ_ON_SQL finds, over `paymentTimesUs`. */
+  async readVelocityOn(
+    walletId: string,
+    now: Date,
+    windowSeconds: number,
+    point: VelocityReadPoint,
+  ): Promise<VelocityReadOn> {
+    this.readsOn++;
+    const startUs = now.getTime() * 1000 - windowSeconds * 1_000_000;
+    const times = [...(this.paymentTimesUs.get(walletId) ?? [])].sort((a, b) => a - b);
+    return {
+      left: times.filter((t) => t >= point.lastKnownUs && t <= startUs).length,
+      oldest_us: times.filter((t) => t > startUs).slice(0, VELOCITY_TIMES_KEPT),
+    };
   }
 
   async walletAddress(walletId: string): Promise<{ address: string; account_id: string; network: string } | undefined> {

@@ -131,7 +131,7 @@ function moneyMetrics({ counter, gauge, histogram }: Makers) {
     }),
     paySnapshots: counter({
       name: 'treasury_pay_snapshots_total',
-      help: "Where an optimistic reservation took its wallet snapshot: read from PostgreSQL, or remembered from the wallet's last write in this process; prefetched: read ahead of a wallet's first payment (at its creation).",
+      help: "Where an optimistic reservation took its wallet snapshot: read from PostgreSQL, or remembered from the wallet's last write in this process; prefetched: read ahead of a wallet's first payment (at its creation); velocity_read_on: remembered, with its velocity window read on once every payment time it knew had left it.",
       labelNames: ['source'],
     }),
     uptoSettlements: counter({

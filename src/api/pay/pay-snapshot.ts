@@ -6,8 +6,8 @@
  * after a write (moved as ./rule-state.ts declares), and at a later time (the velocity window aged).
  *
  * Defends: a decision on a snapshot of another account's wallet (404) or of a revoked one (410), read or
- * remembered; a remembered velocity count that can no longer be known (`snapshotAt` gives undefined: read
- * again).
+ * remembered; a remembered velocity count that can no longer be known (`snapshotAt` gives undefined: its
+ * window read on, `snapshotReadPoint`, or the wallet read again).
  * Does not defend: a remembered snapshot gone stale through another process — the write's audit row at
  * head + 1 fails then (docs/adr/0006).
  */
@@ -20,7 +20,13 @@ import type { PreviousAttempt, SnapshotChange } from './pay-types.js';
 import { stateAfterPayment } from './rule-state.js';
 import { sealPolicy } from './snapshot-policy.js';
 import { isoDate } from './store/pay-statements.js';
-import { addToVelocityWindow, ageVelocityWindow, type VelocityWindow } from './velocity-window.js';
+import {
+  addToVelocityWindow,
+  ageVelocityWindow,
+  velocityReadPoint,
+  type VelocityReadPoint,
+  type VelocityWindow,
+} from './velocity-window.js';
 
 export type SnapshotWallet = WalletRow & { account_key_ref: string };
 
@@ -87,7 +93,7 @@ export function snapshotAfter(snapshot: PaySnapshot, change: SnapshotChange): Pa
  * its count can no longer be known without reading the wallet again.
  */
 export function snapshotAt(snapshot: PaySnapshot, now: Date): PaySnapshot | undefined {
-  const cap = (snapshot.wallet.policy as { velocity_cap?: { window_seconds?: unknown } } | null)?.velocity_cap;
+  const cap = velocityCapOf(snapshot);
   if (!cap)
     return snapshot.state.recentCount === (snapshot.recent?.count ?? 0)
       ? snapshot
@@ -99,6 +105,29 @@ export function snapshotAt(snapshot: PaySnapshot, now: Date): PaySnapshot | unde
   return aged === recent && snapshot.state.recentCount === recent.count
     ? snapshot
     : { ...snapshot, recent: aged, state: { ...snapshot.state, recentCount: aged.count } };
+}
+
+/**
+ * Where a remembered snapshot's velocity window is read on from at `now` (./velocity-window.ts), when
+ * `snapshotAt` cannot age it because every payment time it knows has left the window; undefined otherwise.
+ */
+export function snapshotReadPoint(
+  snapshot: PaySnapshot,
+  now: Date,
+): { windowSeconds: number; point: VelocityReadPoint } | undefined {
+  const windowSeconds = velocityCapOf(snapshot)?.window_seconds;
+  if (!snapshot.recent || typeof windowSeconds !== 'number') return undefined;
+  const point = velocityReadPoint(snapshot.recent, windowSeconds, now);
+  return point && { windowSeconds, point };
+}
+
+/** `snapshot` with its velocity window read on: the count the rules read follows the window. */
+export function snapshotWithWindow(snapshot: PaySnapshot, recent: VelocityWindow): PaySnapshot {
+  return { ...snapshot, recent, state: { ...snapshot.state, recentCount: recent.count } };
+}
+
+function velocityCapOf(snapshot: PaySnapshot): { window_seconds?: unknown } | undefined {
+  return (snapshot.wallet.policy as { velocity_cap?: { window_seconds?: unknown } } | null)?.velocity_cap;
 }
 
 const DAY_MS = 86_400_000;

@@ -10,7 +10,8 @@ import { AppError } from '../errors/app-error.js';
 import { walletLockKey } from '../db/wallet-transaction.js';
 import { decidePayment } from './decide-payment.js';
 import type { PayDeps } from './pay-deps.js';
-import { checkedSnapshot, snapshotAfter, type PaySnapshot } from './pay-snapshot.js';
+import { checkedSnapshot, snapshotAfter, snapshotWithWindow, type PaySnapshot } from './pay-snapshot.js';
+import { velocityWindowReadOn } from './velocity-window.js';
 import type { CallContext, CappedPat, Decided, DecisionOutcome, SnapshotChange, SpendPlan } from './pay-types.js';
 import { paymentTerms } from './payment-authorization.js';
 
@@ -56,6 +57,29 @@ export class PaymentAttempt {
     );
     if (snapshot) this.deps.metrics.paySnapshots.inc({ source: 'remembered' });
     return snapshot;
+  }
+
+  /**
+   * Once the wallet's writes settled: its remembered snapshot with the velocity window read on (one short
+   * statement, ./velocity-window.ts) when every payment time it knew has left the window, at a fresh clock
+   * reading; undefined when that is not all it lacks, when the wallet changed meanwhile, or when what was found
+   * cannot agree with the count (the wallet is then read in full).
+   */
+  async readOn(): Promise<PaySnapshot | undefined> {
+    if (!this.cacheable) return undefined;
+    const { deps, ctx } = this;
+    const now = deps.clock();
+    const generation = deps.writes.generationOf(this.lockKey);
+    const pending = deps.memory.toReadOn(ctx.walletId, generation, now);
+    if (!pending) return undefined;
+    const forgets = deps.memory.forgetCount;
+    const found = await deps.snapshots.readVelocityOn(ctx.walletId, now, pending.windowSeconds, pending.point);
+    if (deps.memory.forgetCount !== forgets || deps.writes.generationOf(this.lockKey) !== generation) return undefined;
+    const recent = velocityWindowReadOn(pending.point, found);
+    if (!recent) return undefined;
+    deps.metrics.paySnapshots.inc({ source: 'velocity_read_on' });
+    this.now = now;
+    return snapshotWithWindow(pending.snapshot, recent);
   }
 
   /** Reads the wallet's snapshot (one prepared statement), at a fresh clock reading. */

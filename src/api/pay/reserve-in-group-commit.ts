@@ -1,7 +1,7 @@
 /**
  * Reserving a payment in the group commit — the usual way: in the wallet's turn, decide on the snapshot this
  * process remembers (which may count the wallet's writes still on their way) or, failing that, on one read
- * taken after those writes settled; remember what this write will leave; take its place in the writer's
+ * taken after those writes settled (of its velocity window alone when that is all the memory lacks); remember what this write will leave; take its place in the writer's
  * queue; and end the turn, so the wallet's next payment decides while this write is still on its way. A
  * denial fills its place at once and waits for its commit. A fresh reservation is signed while its place is
  * kept (the wallet's later writes wait behind it, other wallets' do not) and written already signed:
@@ -63,7 +63,7 @@ async function decideInTurn(
     let remembered = attempt.remembered();
     if (!remembered) {
       await writesSettled(ctx.walletId);
-      remembered = attempt.remembered();
+      remembered = attempt.remembered() ?? (await attempt.readOn());
     }
     const snapshot = attempt.checked(remembered ?? (await attempt.read()));
     // Payments of the same PAT decided while this one waited may have taken its room.

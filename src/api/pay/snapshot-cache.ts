@@ -9,7 +9,7 @@
  *
  * Defends: a decision on memory that may be wrong. A snapshot is given out only under the writer's current
  * generation of its wallet (a failed statement, or a refused write of the wallet, moves it on), within the
- * UTC day, week and month it was taken in, and while its velocity count can be known; a PAT's total only
+ * UTC day, week and month it was taken in, and while its velocity count can be known (or read on: `toReadOn`); a PAT's total only
  * under the writer's generation and within its day; a snapshot is never used for a key seen before (the
  * earlier attempt must be looked up); a PAT's room only under the lower of the cap read with its total and
  * the cap its bearer came with. Every memory is only a guess: the write's audit row at head + 1 fails if
@@ -35,7 +35,8 @@
 import { hash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import { policyWindows } from '../../../policy/policy-windows.js';
-import { snapshotAt, windowKey, type PaySnapshot } from './pay-snapshot.js';
+import { snapshotAt, snapshotReadPoint, windowKey, type PaySnapshot } from './pay-snapshot.js';
+import type { VelocityReadPoint } from './velocity-window.js';
 import type { CappedPat } from './pay-types.js';
 import { isoDate } from './store/pay-statements.js';
 import { policyBytesOf } from './snapshot-policy.js';
@@ -109,6 +110,21 @@ export class SnapshotCache {
     const entry = this.snapshots.get(walletId);
     if (!entry || entry.generation !== generation || entry.windowKey !== windowKey(now)) return undefined;
     return snapshotAt(entry.snapshot, now);
+  }
+
+  /**
+   * The wallet's remembered snapshot (under `generation`, in `now`'s day, week and month) whose velocity window
+   * must be read on at `now` before it can be used (./pay-snapshot.ts `snapshotReadPoint`); undefined otherwise.
+   */
+  toReadOn(
+    walletId: string,
+    generation: number,
+    now: Date,
+  ): { snapshot: PaySnapshot; windowSeconds: number; point: VelocityReadPoint } | undefined {
+    const entry = this.snapshots.get(walletId);
+    if (!entry || entry.generation !== generation || entry.windowKey !== windowKey(now)) return undefined;
+    const at = snapshotReadPoint(entry.snapshot, now);
+    return at && { snapshot: entry.snapshot, ...at };
   }
 
   /** Remembers what the wallet's snapshot is once a write decided at `at` (under `generation`) is written. */

@@ -9,11 +9,24 @@
  * count is aged exactly: each known time that left the window takes one off; the unknown ones are all newer
  * than the newest known one, so while one known time is still inside, the count is exact.
  *
+ * When every known time has left and unknown ones remain, the window is read on rather than counted again
+ * (`velocityReadPoint`, `velocityWindowReadOn`; ./store/pay-statements.ts VELOCITY_READ_ON_SQL): the times
+ * of the next payments in it, and how many of the unknown ones left it since the last known time — rows
+ * between that time and the window's start, not every row of the window. A wallet paid R times a second
+ * with a window of W seconds was otherwise counted in full (R × W rows) every 32 payments.
+ *
  * Defends: a decision on a count lower than the database's — the count is aged only by times known to have
  * left (compared in microseconds with the same bound as the SQL: created_at > now − window), and when no
- * known time is left while unknown ones remain the snapshot is not used (`undefined`: read again).
+ * known time is left while unknown ones remain the snapshot is not used as it is (read on, or read again).
+ * Read on, the count loses only rows found between the last known time and the window's start, less the
+ * known ones at that very time (already taken off): a payment at the same time as the last known one is
+ * never taken off twice, and one released meanwhile is not found, so the count can only stay high. A read
+ * on that cannot agree with the count (more times found in the window than it holds) is not used: the
+ * wallet is read again in full.
  * Does not defend: payments released since the read (a reservation given back no longer counts in the
- * database) — the remembered count still holds them, which can only deny, never allow, too much.
+ * database) — the remembered count still holds them, which can only deny, never allow, too much (a release
+ * through this process forgets the snapshot; one through another appends to the wallet's audit chain, which
+ * refuses the next write decided on it: docs/adr/0006).
  */
 
 /** Oldest payment times a snapshot read returns with the count (see SNAPSHOT_SQL). */
@@ -52,4 +65,52 @@ export function addToVelocityWindow(recent: VelocityWindow, at: Date): VelocityW
       ? [...recent.oldest_us, at.getTime() * 1000]
       : recent.oldest_us;
   return { count: recent.count + 1, oldest_us: oldest };
+}
+
+/**
+ * Where a window whose known times have all left is read on from: the newest known time (µs), how many known
+ * times were at exactly that time (already taken off the count), and the count once they were.
+ */
+export interface VelocityReadPoint {
+  lastKnownUs: number;
+  knownAtLast: number;
+  count: number;
+}
+
+/** What a read on (VELOCITY_READ_ON_SQL) found: payments from the last known time to the window's start, and the oldest times still in it. */
+export interface VelocityReadOn {
+  left: number;
+  oldest_us: number[];
+}
+
+/**
+ * The point to read `recent` on from at `now`, when `ageVelocityWindow` cannot know its count there (every
+ * known time left, unknown ones remain); undefined otherwise.
+ */
+export function velocityReadPoint(
+  recent: VelocityWindow,
+  windowSeconds: number,
+  now: Date,
+): VelocityReadPoint | undefined {
+  const known = recent.oldest_us;
+  const lastKnownUs = known[known.length - 1];
+  if (lastKnownUs === undefined || recent.count <= known.length) return undefined;
+  if (lastKnownUs > now.getTime() * 1000 - windowSeconds * 1_000_000) return undefined;
+  let knownAtLast = 0;
+  for (let i = known.length - 1; i >= 0 && known[i] === lastKnownUs; i--) knownAtLast++;
+  return { lastKnownUs, knownAtLast, count: recent.count - known.length };
+}
+
+/**
+ * The window once read on from `point`, or undefined when the read cannot agree with the count (read the wallet
+ * again in full). Fewer than VELOCITY_TIMES_KEPT times found is every payment in the window, as a full read
+ * would count it (the wallet's writes in this process settled before the read).
+ */
+export function velocityWindowReadOn(point: VelocityReadPoint, found: VelocityReadOn): VelocityWindow | undefined {
+  const { oldest_us } = found;
+  if (oldest_us.length > VELOCITY_TIMES_KEPT || !Number.isSafeInteger(found.left)) return undefined;
+  if (oldest_us.length < VELOCITY_TIMES_KEPT) return { count: oldest_us.length, oldest_us };
+  const left = Math.max(0, found.left - point.knownAtLast);
+  const count = point.count - left;
+  return count >= oldest_us.length ? { count, oldest_us } : undefined;
 }

@@ -3,7 +3,17 @@
  * the count, never an unknown one; when none known is left while unknown ones remain, it must be read again.
  */
 import assert from 'node:assert/strict';
-import { addToVelocityWindow, ageVelocityWindow, VELOCITY_TIMES_KEPT } from '../../../src/api/pay/velocity-window.js';
+import fc from 'fast-check';
+import {
+  addToVelocityWindow,
+  ageVelocityWindow,
+  velocityReadPoint,
+  velocityWindowReadOn,
+  VELOCITY_TIMES_KEPT,
+  type VelocityReadOn,
+  type VelocityReadPoint,
+  type VelocityWindow,
+} from '../../../src/api/pay/velocity-window.js';
 
 const T0 = Date.parse('2026-11-24T12:00:00Z');
 const us = (ms: number) => ms * 1000;
@@ -48,5 +58,122 @@ describe('velocity window (remembered snapshot)', () => {
       { count: 4, oldest_us: [us(T0)] },
       'unknown times lie between: the new one is not listed',
     );
+  });
+
+  describe('read on once every known time left', () => {
+    /** What VELOCITY_READ_ON_SQL finds over the payments (µs) not released, at `now` with a window of `w` seconds. */
+    const readOn = (paid: number[], point: VelocityReadPoint, w: number, now: Date): VelocityReadOn => {
+      const startUs = now.getTime() * 1000 - w * 1_000_000;
+      const sorted = [...paid].sort((a, b) => a - b);
+      return {
+        left: sorted.filter((t) => t >= point.lastKnownUs && t <= startUs).length,
+        oldest_us: sorted.filter((t) => t > startUs).slice(0, VELOCITY_TIMES_KEPT),
+      };
+    };
+    /** What a full read (SNAPSHOT_SQL) counts. */
+    const fullRead = (paid: number[], w: number, now: Date): VelocityWindow => {
+      const startUs = now.getTime() * 1000 - w * 1_000_000;
+      const inside = paid.filter((t) => t > startUs).sort((a, b) => a - b);
+      return { count: inside.length, oldest_us: inside.slice(0, VELOCITY_TIMES_KEPT) };
+    };
+
+    it('is asked only when every known time left and unknown ones remain', () => {
+      const known = Array.from({ length: VELOCITY_TIMES_KEPT }, (_, i) => us(T0 + i));
+      const recent = { count: 40, oldest_us: known };
+      assert.equal(
+        velocityReadPoint(recent, 1, at(1_000 + VELOCITY_TIMES_KEPT - 2)),
+        undefined,
+        'one known left inside',
+      );
+      assert.deepEqual(velocityReadPoint(recent, 1, at(1_000 + VELOCITY_TIMES_KEPT - 1)), {
+        lastKnownUs: us(T0 + VELOCITY_TIMES_KEPT - 1),
+        knownAtLast: 1,
+        count: 40 - VELOCITY_TIMES_KEPT,
+      });
+      assert.equal(
+        velocityReadPoint({ count: 3, oldest_us: [us(T0), us(T0), us(T0)] }, 1, at(2_000)),
+        undefined,
+        'all known',
+      );
+      assert.equal(velocityReadPoint({ count: 0, oldest_us: [] }, 1, at(2_000)), undefined);
+    });
+
+    it('takes off a payment at the last known time once, whether it was known or not', () => {
+      // When read: 30 payments at distinct times, four at one millisecond (two of them known), 40 more after.
+      const paid = [
+        ...Array.from({ length: 30 }, (_, i) => us(T0 + i)),
+        ...Array(4).fill(us(T0 + 30)),
+        ...Array.from({ length: 40 }, (_, i) => us(T0 + 40 + i)),
+      ];
+      const read = fullRead(paid, 1, at(500));
+      assert.equal(read.count, 74);
+      const now = at(1_030);
+      const point = velocityReadPoint(read, 1, now)!;
+      assert.deepEqual(point, { lastKnownUs: us(T0 + 30), knownAtLast: 2, count: 42 });
+      // Left from the last known time to the window's start: the four at T0 + 30 ms, two of which were taken off already.
+      const found = readOn(paid, point, 1, now);
+      assert.equal(found.left, 4);
+      assert.equal(found.oldest_us.length, VELOCITY_TIMES_KEPT, 'more in the window than a list holds');
+      assert.deepEqual(velocityWindowReadOn(point, found), fullRead(paid, 1, now));
+      assert.equal(fullRead(paid, 1, now).count, 40);
+    });
+
+    it('trusts a read on that finds a full list only while the count agrees with it', () => {
+      const point = { lastKnownUs: us(T0), knownAtLast: 1, count: 40 };
+      const full = Array.from({ length: VELOCITY_TIMES_KEPT }, (_, i) => us(T0 + 10 + i));
+      assert.deepEqual(velocityWindowReadOn(point, { left: 3, oldest_us: full }), { count: 38, oldest_us: full });
+      assert.equal(velocityWindowReadOn(point, { left: 10, oldest_us: full }), undefined, 'fewer counted than found');
+      assert.equal(velocityWindowReadOn(point, { left: 0.5, oldest_us: full }), undefined);
+      assert.equal(velocityWindowReadOn(point, { left: 0, oldest_us: [...full, us(T0 + 99)] }), undefined);
+      // Fewer than the list holds found: that is every payment in the window, as a full read counts it.
+      assert.deepEqual(velocityWindowReadOn(point, { left: 39, oldest_us: full.slice(0, 5) }), {
+        count: 5,
+        oldest_us: full.slice(0, 5),
+      });
+    });
+
+    it('never counts lower than a full read would, and exactly as it does while nothing is released (any payments, ties, releases)', () => {
+      const step = fc.record({
+        advanceMs: fc.oneof(
+          { weight: 9, arbitrary: fc.integer({ min: 0, max: 40 }) },
+          { weight: 1, arbitrary: fc.integer({ min: 0, max: 1_500 }) },
+        ),
+        payments: fc.integer({ min: 0, max: 12 }),
+        release: fc.option(fc.nat(), { nil: undefined }),
+      });
+      fc.assert(
+        fc.property(
+          fc.integer({ min: 1, max: 3 }),
+          fc.array(step, { minLength: 40, maxLength: 160 }),
+          fc.boolean(),
+          (w, steps, releases) => {
+            let nowMs = T0;
+            const paid: number[] = [];
+            let recent: VelocityWindow = { count: 0, oldest_us: [] };
+            for (const s of steps) {
+              nowMs += s.advanceMs;
+              const now = new Date(nowMs);
+              if (releases && s.release !== undefined && paid.length > 0) paid.splice(s.release % paid.length, 1);
+              let aged = ageVelocityWindow(recent, w, now);
+              if (!aged) {
+                const point = velocityReadPoint(recent, w, now);
+                assert.ok(point, 'a window that cannot be aged can be read on');
+                aged = velocityWindowReadOn(point, readOn(paid, point, w, now)) ?? fullRead(paid, w, now);
+              }
+              const truth = fullRead(paid, w, now).count;
+              if (releases) assert.ok(aged.count >= truth, `counted ${aged.count}, ${truth} in the window`);
+              else assert.equal(aged.count, truth);
+              recent = aged;
+              // Payments at one clock reading: several at the same millisecond.
+              for (let i = 0; i < s.payments; i++) {
+                paid.push(now.getTime() * 1000);
+                recent = addToVelocityWindow(recent, now);
+              }
+            }
+          },
+        ),
+        { numRuns: 400 },
+      );
+    });
   });
 });

@@ -33,6 +33,27 @@ export const SNAPSHOT_SQL = `SELECT w.*, a.account_key_ref,
          FROM wallets w JOIN treasury_accounts a ON a.id = w.account_id
         WHERE w.id = ?`;
 
+// A remembered velocity window read on once its known times have all left (../velocity-window.ts
+// `velocityReadPoint`): `left` counts the payments from the last known time (inclusive: a payment at that very
+// time may be unknown) to the window's start, and `oldest_us` the oldest times still in the window — both
+// ranges of the (wallet_id, created_at) index, neither the whole window. Parameters: the last known time, the
+// wallet, `now`, the window's seconds.
+export const VELOCITY_READ_ON_SQL = `SELECT json_build_object(
+              'left', (SELECT count(*) FROM authorizations x WHERE x.wallet_id = p.wallet_id AND x.status <> 'released'
+                         AND x.created_at >= p.last_known AND x.created_at <= p.start),
+              'oldest_us', ARRAY(SELECT (extract(epoch FROM o.created_at) * 1000000)::bigint FROM authorizations o
+                                  WHERE o.wallet_id = p.wallet_id AND o.status <> 'released' AND o.created_at > p.start
+                                  ORDER BY o.created_at LIMIT ${VELOCITY_TIMES_KEPT})) AS found
+         FROM (SELECT ?::timestamptz AS last_known, ?::varchar AS wallet_id,
+                      ?::timestamptz - make_interval(secs => ?::int) AS start) p`;
+
+/** A time in µs since the epoch as PostgreSQL reads a timestamptz to the microsecond (a Date holds only milliseconds). */
+export function timestampFromUs(us: number): string {
+  const ms = Math.floor(us / 1000);
+  const iso = new Date(ms).toISOString();
+  return `${iso.slice(0, -1)}${String(us - ms * 1000).padStart(3, '0')}Z`;
+}
+
 /** A UTC calendar date as YYYY-MM-DD, as the window-start parameters take it (window starts are 00:00 UTC). */
 export const isoDate = (d: Date): string => d.toISOString().slice(0, 10);
 

@@ -10,9 +10,10 @@ import { policyWindows } from '../../../../policy/policy-windows.js';
 import { runStatement, withWalletTransaction, type OpeningQuery } from '../../db/wallet-transaction.js';
 import { snapshotFromRows, type PaySnapshot } from '../pay-snapshot.js';
 import type { PaymentAuthorization } from '../payment-authorization.js';
+import type { VelocityReadOn, VelocityReadPoint } from '../velocity-window.js';
 import { releaseReservation, type ReleasedReservation, type ReleaseReason } from './release-reservation.js';
 import { decisionWriteStatement, type DecisionWrite } from './decision-write.js';
-import { isoDate, SNAPSHOT_SQL } from './pay-statements.js';
+import { isoDate, SNAPSHOT_SQL, timestampFromUs, VELOCITY_READ_ON_SQL } from './pay-statements.js';
 import type { LockedDecision, PaySnapshotStore, PayWriteStore } from './pay-stores.js';
 import { ReservationWriter, type WritePlace } from './reservation-writer.js';
 import { SignatureRecorder, type RecordedRow } from './signature-recorder.js';
@@ -52,6 +53,22 @@ export class PgPaySnapshotStore implements PaySnapshotStore {
   ): Promise<PaySnapshot | undefined> {
     const query = snapshotQuery(walletId, now, idempotencyKey);
     return snapshotFromRows(await runStatement(this.knex, query.sql, [...query.params], SNAPSHOT_STATEMENT[purpose]));
+  }
+
+  async readVelocityOn(
+    walletId: string,
+    now: Date,
+    windowSeconds: number,
+    point: VelocityReadPoint,
+  ): Promise<VelocityReadOn> {
+    const params = [timestampFromUs(point.lastKnownUs), walletId, now, windowSeconds];
+    const [row] = await runStatement<{ found: VelocityReadOn }>(
+      this.knex,
+      VELOCITY_READ_ON_SQL,
+      params,
+      'treasury_pay_velocity_read_on_v1',
+    );
+    return row!.found;
   }
 
   async walletAddress(walletId: string): Promise<{ address: string; account_id: string; network: string } | undefined> {
