@@ -28,6 +28,9 @@ export function phaseLine(label: string, before: string, after: string, ops: num
     (delta(`${histogram}_sum`) / Math.max(1, delta(`${histogram}_count`))).toFixed(2);
   const read = delta('treasury_pay_snapshots_total{source="read"}');
   const remembered = delta('treasury_pay_snapshots_total{source="remembered"}');
+  // A remembered snapshot whose velocity window was read on (src/api/pay/velocity-window.ts), not read in full.
+  const readOn = delta('treasury_pay_snapshots_total{source="velocity_read_on"}');
+  const windowReadOn = readOn > 0 ? `, remembered with its velocity window read on ${((readOn / ops) * 100).toFixed(1)} %` : '';
   // A capped PAT's total: checked on what this process remembers, or read under the PAT's lock (decided alone).
   const patRead = delta('treasury_pat_cap_checks_total{source="read"}');
   const patRemembered = delta('treasury_pat_cap_checks_total{source="remembered"}');
@@ -36,7 +39,7 @@ export function phaseLine(label: string, before: string, after: string, ops: num
       ? `; the PAT's cap checked on its remembered total ${((patRemembered / ops) * 100).toFixed(0)} %, under its lock ${((patRead / ops) * 100).toFixed(0)} %`
       : '';
   const retries = delta('treasury_pay_conflict_retries_total{kind="pay"}');
-  return `${label}: snapshots read ${((read / ops) * 100).toFixed(0)} %, remembered ${((remembered / ops) * 100).toFixed(0)} %; decisions per write statement ${perStatement('treasury_pay_decision_write_batch_size')}, signatures per record statement ${perStatement('treasury_pay_signature_record_batch_size')}${pat}${retries > 0 ? `; taken again ${retries}` : ''}`;
+  return `${label}: snapshots read ${((read / ops) * 100).toFixed(0)} %, remembered ${((remembered / ops) * 100).toFixed(0)} %${windowReadOn}; decisions per write statement ${perStatement('treasury_pay_decision_write_batch_size')}, signatures per record statement ${perStatement('treasury_pay_signature_record_batch_size')}${pat}${retries > 0 ? `; taken again ${retries}` : ''}`;
 }
 
 /** The p99 bucket bound of a histogram series between two scrapes, ms, and its mean: `≤5 (mean 1.3)`. */

@@ -160,8 +160,9 @@ export function benchPost(base: string) {
 /**
  * The velocity cap's window of the bench wallets' policy, seconds: BENCH_VELOCITY_WINDOW_SECONDS (default 60). A
  * window shorter than a phase shows what a wallet paid more than 32 times a window costs once it has been paid for
- * longer than one (its remembered window runs out of known payment times and is read again:
- * src/api/pay/velocity-window.ts; docs/performance.md, "A hot wallet paid for longer than its velocity window").
+ * longer than one (its remembered window runs out of known payment times and is read on — read again in full
+ * before December 7: src/api/pay/velocity-window.ts; docs/performance.md, "A hot wallet paid for longer than its
+ * velocity window").
  */
 function benchVelocityWindowSeconds(): number {
   const raw = process.env.BENCH_VELOCITY_WINDOW_SECONDS;

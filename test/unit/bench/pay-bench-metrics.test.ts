@@ -61,6 +61,11 @@ describe('bench pay-bench metrics', () => {
       `treasury_nodejs_gc_duration_seconds_sum{kind="minor"} ${gc / 100}\ntreasury_nodejs_gc_duration_seconds_count{kind="minor"} ${gc}\n`;
     const line = phaseLine('(a)', scrape(0, 0, 0), scrape(25, 75, 4), 100);
     assert.match(line, /^\(a\): snapshots read 25 %, remembered 75 %; decisions per write statement 0\.00/);
+    const readOn = (n: number) => `\ntreasury_pay_snapshots_total{source="velocity_read_on"} ${n}\n`;
+    assert.match(
+      phaseLine('(b)', scrape(0, 0, 0) + readOn(0), scrape(0, 97, 4) + readOn(3), 100),
+      /^\(b\): snapshots read 0 %, remembered 97 %, remembered with its velocity window read on 3\.0 %; decisions/,
+    );
     assert.equal(
       gcBetween(scrape(0, 0, 0), scrape(0, 0, 4), 1000).split(', ')[0],
       'minor 4 (40 ms; 4.0 per 1,000 pays)',
