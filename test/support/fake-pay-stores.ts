@@ -39,10 +39,9 @@ export class FakePaySnapshotStore implements PaySnapshotStore {
     this.readsOn++;
     const startUs = now.getTime() * 1000 - windowSeconds * 1_000_000;
     const times = [...(this.paymentTimesUs.get(walletId) ?? [])].sort((a, b) => a - b);
-    return {
-      left: times.filter((t) => t >= point.lastKnownUs && t <= startUs).length,
-      oldest_us: times.filter((t) => t > startUs).slice(0, VELOCITY_TIMES_KEPT),
-    };
+    const oldest_us = times.filter((t) => t > startUs).slice(0, VELOCITY_TIMES_KEPT);
+    const full = oldest_us.length === VELOCITY_TIMES_KEPT;
+    return { left: full ? times.filter((t) => t >= point.lastKnownUs && t <= startUs).length : 0, oldest_us };
   }
 
   async walletAddress(walletId: string): Promise<{ address: string; account_id: string; network: string } | undefined> {

@@ -77,7 +77,10 @@ export interface VelocityReadPoint {
   count: number;
 }
 
-/** What a read on (VELOCITY_READ_ON_SQL) found: payments from the last known time to the window's start, and the oldest times still in it. */
+/**
+ * What a read on (VELOCITY_READ_ON_SQL) found: the oldest times still in the window, and the payments from the
+ * last known time to the window's start (counted only when the times fill a list; 0 otherwise).
+ */
 export interface VelocityReadOn {
   left: number;
   oldest_us: number[];

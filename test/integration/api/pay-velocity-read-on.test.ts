@@ -104,7 +104,14 @@ describe('velocity window read on (HTTP, SoftHSM, PostgreSQL)', function () {
     await payAt(10_201);
     // The times read on (T + 220 ms to T + 420 ms) leave too, with the unknown third payment at T + 420 ms.
     await payAt(10_421);
-    // Past the window altogether: nothing left in it, which the read on finds (fewer times than a list holds).
+    // Past the window altogether: nothing left in it, which the read on finds (fewer times than a list holds)
+    // without counting the payments that left since its last known time (T + 640 ms, the 98th payment's).
+    now = new Date(T + 25_000);
+    const quietParams = [timestampFromUs((T + 640) * 1000), walletId, now, WINDOW_SECONDS];
+    const [quiet] = (await t.db.knex.raw(VELOCITY_READ_ON_SQL, quietParams)).rows;
+    assert.deepEqual(quiet.found, { left: 0, oldest_us: [] });
+    const quietRows = await explain(VELOCITY_READ_ON_SQL, quietParams);
+    assert.ok(quietRows <= 1, `the read on of a quiet window touched ${quietRows} rows`);
     await payAt(25_000);
     await payAt(25_000);
 

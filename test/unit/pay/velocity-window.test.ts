@@ -65,10 +65,9 @@ describe('velocity window (remembered snapshot)', () => {
     const readOn = (paid: number[], point: VelocityReadPoint, w: number, now: Date): VelocityReadOn => {
       const startUs = now.getTime() * 1000 - w * 1_000_000;
       const sorted = [...paid].sort((a, b) => a - b);
-      return {
-        left: sorted.filter((t) => t >= point.lastKnownUs && t <= startUs).length,
-        oldest_us: sorted.filter((t) => t > startUs).slice(0, VELOCITY_TIMES_KEPT),
-      };
+      const oldest_us = sorted.filter((t) => t > startUs).slice(0, VELOCITY_TIMES_KEPT);
+      const full = oldest_us.length === VELOCITY_TIMES_KEPT;
+      return { left: full ? sorted.filter((t) => t >= point.lastKnownUs && t <= startUs).length : 0, oldest_us };
     };
     /** What a full read (SNAPSHOT_SQL) counts. */
     const fullRead = (paid: number[], w: number, now: Date): VelocityWindow => {

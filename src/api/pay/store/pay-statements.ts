@@ -34,18 +34,22 @@ export const SNAPSHOT_SQL = `SELECT w.*, a.account_key_ref,
         WHERE w.id = ?`;
 
 // A remembered velocity window read on once its known times have all left (../velocity-window.ts
-// `velocityReadPoint`): `left` counts the payments from the last known time (inclusive: a payment at that very
-// time may be unknown) to the window's start, and `oldest_us` the oldest times still in the window — both
-// ranges of the (wallet_id, created_at) index, neither the whole window. Parameters: the last known time, the
-// wallet, `now`, the window's seconds.
-export const VELOCITY_READ_ON_SQL = `SELECT json_build_object(
-              'left', (SELECT count(*) FROM authorizations x WHERE x.wallet_id = p.wallet_id AND x.status <> 'released'
-                         AND x.created_at >= p.last_known AND x.created_at <= p.start),
-              'oldest_us', ARRAY(SELECT (extract(epoch FROM o.created_at) * 1000000)::bigint FROM authorizations o
-                                  WHERE o.wallet_id = p.wallet_id AND o.status <> 'released' AND o.created_at > p.start
-                                  ORDER BY o.created_at LIMIT ${VELOCITY_TIMES_KEPT})) AS found
-         FROM (SELECT ?::timestamptz AS last_known, ?::varchar AS wallet_id,
-                      ?::timestamptz - make_interval(secs => ?::int) AS start) p`;
+// `velocityReadPoint`): `oldest_us`, the oldest times still in the window, and — only when they fill a list, so
+// that a wallet paid again after a quiet window does not count the payments that left — `left`, the payments
+// from the last known time (inclusive: a payment at that very time may be unknown) to the window's start. Both
+// are ranges of the (wallet_id, created_at) index, neither the whole window. Parameters: the last known time,
+// the wallet, `now`, the window's seconds.
+export const VELOCITY_READ_ON_SQL = `WITH p AS (SELECT ?::timestamptz AS last_known, ?::varchar AS wallet_id,
+                          ?::timestamptz - make_interval(secs => ?::int) AS start),
+            o AS MATERIALIZED (SELECT ARRAY(SELECT (extract(epoch FROM a.created_at) * 1000000)::bigint FROM authorizations a
+                                WHERE a.wallet_id = p.wallet_id AND a.status <> 'released' AND a.created_at > p.start
+                                ORDER BY a.created_at LIMIT ${VELOCITY_TIMES_KEPT}) AS times FROM p)
+       SELECT json_build_object(
+                'left', CASE WHEN cardinality(o.times) = ${VELOCITY_TIMES_KEPT} THEN
+                          (SELECT count(*) FROM authorizations x WHERE x.wallet_id = p.wallet_id AND x.status <> 'released'
+                             AND x.created_at >= p.last_known AND x.created_at <= p.start) ELSE 0 END,
+                'oldest_us', o.times) AS found
+         FROM p, o`;
 
 /** A time in µs since the epoch as PostgreSQL reads a timestamptz to the microsecond (a Date holds only milliseconds). */
 export function timestampFromUs(us: number): string {
