@@ -26,7 +26,9 @@
  * Does not defend: payments released since the read (a reservation given back no longer counts in the
  * database) — the remembered count still holds them, which can only deny, never allow, too much (a release
  * through this process forgets the snapshot; one through another appends to the wallet's audit chain, which
- * refuses the next write decided on it: docs/adr/0006).
+ * refuses the next write decided on it: docs/adr/0006); a clock stepped back — payments the window lost at a
+ * later reading are not counted again, as the database would count them at the earlier one (a time listed out
+ * of order only keeps the count high: it is read on from the newest known time).
  */
 
 /** Oldest payment times a snapshot read returns with the count (see SNAPSHOT_SQL). */
@@ -96,11 +98,16 @@ export function velocityReadPoint(
   now: Date,
 ): VelocityReadPoint | undefined {
   const known = recent.oldest_us;
-  const lastKnownUs = known[known.length - 1];
-  if (lastKnownUs === undefined || recent.count <= known.length) return undefined;
-  if (lastKnownUs > now.getTime() * 1000 - windowSeconds * 1_000_000) return undefined;
+  if (known.length === 0 || recent.count <= known.length) return undefined;
+  // The newest known time, not the last listed: a clock stepped back appends an older time after newer ones, and a
+  // known time after the point would be found left again and taken off twice.
+  let lastKnownUs = known[0]!;
   let knownAtLast = 0;
-  for (let i = known.length - 1; i >= 0 && known[i] === lastKnownUs; i--) knownAtLast++;
+  for (const t of known) {
+    if (t > lastKnownUs) [lastKnownUs, knownAtLast] = [t, 0];
+    if (t === lastKnownUs) knownAtLast++;
+  }
+  if (lastKnownUs > now.getTime() * 1000 - windowSeconds * 1_000_000) return undefined;
   return { lastKnownUs, knownAtLast, count: recent.count - known.length };
 }
 

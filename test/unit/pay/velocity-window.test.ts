@@ -117,6 +117,29 @@ describe('velocity window (remembered snapshot)', () => {
       assert.equal(fullRead(paid, 1, now).count, 40);
     });
 
+    it('reads on from the newest known time, not the last listed, when the clock stepped back while the list filled', () => {
+      // 30 payments, one at T0 + 100 ms, then the clock steps back: one at T0 + 50 ms (the list's 32nd), ten more
+      // unknown at T0 + 60–69 ms, and later 40 more at T0 + 150–189 ms.
+      let recent: VelocityWindow = { count: 0, oldest_us: [] };
+      const paid: number[] = [];
+      const payAt = (ms: number) => {
+        paid.push(us(T0 + ms));
+        recent = addToVelocityWindow(recent, at(ms));
+      };
+      for (let i = 0; i < 30; i++) payAt(i);
+      [100, 50].forEach(payAt);
+      for (let i = 60; i < 70; i++) payAt(i);
+      for (let i = 150; i < 190; i++) payAt(i);
+      assert.deepEqual(recent.oldest_us.slice(-2), [us(T0 + 100), us(T0 + 50)]);
+      const now = at(1_100);
+      const point = velocityReadPoint(recent, 1, now)!;
+      assert.deepEqual(point, { lastKnownUs: us(T0 + 100), knownAtLast: 1, count: 50 });
+      const window = velocityWindowReadOn(point, readOn(paid, point, 1, now))!;
+      // Ten unknown payments older than the newest known one left unseen: the count stays high, never low.
+      assert.equal(fullRead(paid, 1, now).count, 40);
+      assert.equal(window.count, 50);
+    });
+
     it('trusts a read on that finds a full list only while the count agrees with it', () => {
       const point = { lastKnownUs: us(T0), knownAtLast: 1, count: 40 };
       const full = Array.from({ length: VELOCITY_TIMES_KEPT }, (_, i) => us(T0 + 10 + i));
@@ -131,7 +154,7 @@ describe('velocity window (remembered snapshot)', () => {
       });
     });
 
-    it('never counts lower than a full read would, and exactly as it does while nothing is released (any payments, ties, releases)', () => {
+    it('never counts lower than a full read would, and exactly as it does while nothing is released and the clock only goes on (any payments, ties, releases, a clock stepped back)', () => {
       const step = fc.record({
         advanceMs: fc.oneof(
           { weight: 9, arbitrary: fc.integer({ min: 0, max: 40 }) },
@@ -139,19 +162,25 @@ describe('velocity window (remembered snapshot)', () => {
         ),
         payments: fc.integer({ min: 0, max: 12 }),
         release: fc.option(fc.nat(), { nil: undefined }),
+        stepBackMs: fc.option(fc.integer({ min: 1, max: 600 }), { nil: undefined, freq: 8 }),
       });
       fc.assert(
         fc.property(
           fc.integer({ min: 1, max: 3 }),
           fc.array(step, { minLength: 40, maxLength: 160 }),
           fc.boolean(),
-          (w, steps, releases) => {
+          fc.boolean(),
+          (w, steps, releases, stepsBack) => {
             let nowMs = T0;
+            // A window aged at a later reading is not given back its payments when the clock steps back: the
+            // count is held to the database's at the latest reading.
+            let latestMs = T0;
             const paid: number[] = [];
             let recent: VelocityWindow = { count: 0, oldest_us: [] };
             for (const s of steps) {
-              nowMs += s.advanceMs;
+              nowMs += s.advanceMs - (stepsBack ? (s.stepBackMs ?? 0) : 0);
               const now = new Date(nowMs);
+              latestMs = Math.max(latestMs, nowMs);
               if (releases && s.release !== undefined && paid.length > 0) paid.splice(s.release % paid.length, 1);
               let aged = ageVelocityWindow(recent, w, now);
               if (!aged) {
@@ -159,8 +188,9 @@ describe('velocity window (remembered snapshot)', () => {
                 assert.ok(point, 'a window that cannot be aged can be read on');
                 aged = velocityWindowReadOn(point, readOn(paid, point, w, now)) ?? fullRead(paid, w, now);
               }
-              const truth = fullRead(paid, w, now).count;
-              if (releases) assert.ok(aged.count >= truth, `counted ${aged.count}, ${truth} in the window`);
+              const truth = fullRead(paid, w, new Date(latestMs)).count;
+              if (releases || stepsBack)
+                assert.ok(aged.count >= truth, `counted ${aged.count}, ${truth} in the window`);
               else assert.equal(aged.count, truth);
               recent = aged;
               // Payments at one clock reading: several at the same millisecond.
