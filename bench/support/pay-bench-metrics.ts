@@ -28,7 +28,7 @@ export function phaseLine(label: string, before: string, after: string, ops: num
     (delta(`${histogram}_sum`) / Math.max(1, delta(`${histogram}_count`))).toFixed(2);
   const read = delta('treasury_pay_snapshots_total{source="read"}');
   const remembered = delta('treasury_pay_snapshots_total{source="remembered"}');
-  // A remembered snapshot whose velocity window was read on (src/api/pay/velocity-window.ts), not read in full.
+  // A remembered snapshot whose velocity window was read on (policy/velocity-window.ts), not read in full.
   const readOn = delta('treasury_pay_snapshots_total{source="velocity_read_on"}');
   const windowReadOn = readOn > 0 ? `, remembered with its velocity window read on ${((readOn / ops) * 100).toFixed(1)} %` : '';
   // A capped PAT's total: checked on what this process remembers, or read under the PAT's lock (decided alone).

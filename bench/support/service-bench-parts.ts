@@ -161,7 +161,7 @@ export function benchPost(base: string) {
  * The velocity cap's window of the bench wallets' policy, seconds: BENCH_VELOCITY_WINDOW_SECONDS (default 60). A
  * window shorter than a phase shows what a wallet paid more than 32 times a window costs once it has been paid for
  * longer than one (its remembered window runs out of known payment times and is read on — read again in full
- * before December 7: src/api/pay/velocity-window.ts; docs/performance.md, "A hot wallet paid for longer than its
+ * before December 7: policy/velocity-window.ts; docs/performance.md, "A hot wallet paid for longer than its
  * velocity window").
  */
 function benchVelocityWindowSeconds(): number {

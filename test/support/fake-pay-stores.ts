@@ -8,7 +8,7 @@
 import type { OpeningQuery } from '../../src/api/db/wallet-transaction.js';
 import type { PaySnapshot } from '../../src/api/pay/pay-snapshot.js';
 import type { PaymentAuthorization } from '../../src/api/pay/payment-authorization.js';
-import { VELOCITY_TIMES_KEPT, type VelocityReadOn, type VelocityReadPoint } from '../../src/api/pay/velocity-window.js';
+import { VELOCITY_TIMES_KEPT, type VelocityReadOn, type VelocityReadPoint } from '../../policy/velocity-window.js';
 import type { ReleasedReservation, ReleaseReason } from '../../src/api/pay/store/release-reservation.js';
 import type { DecisionWrite } from '../../src/api/pay/store/decision-write.js';
 import type { LockedDecision, PaySnapshotStore, PayWriteStore } from '../../src/api/pay/store/pay-stores.js';

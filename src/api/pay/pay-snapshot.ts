@@ -26,7 +26,7 @@ import {
   velocityReadPoint,
   type VelocityReadPoint,
   type VelocityWindow,
-} from './velocity-window.js';
+} from '../../../policy/velocity-window.js';
 
 export type SnapshotWallet = WalletRow & { account_key_ref: string };
 
@@ -89,7 +89,7 @@ export function snapshotAfter(snapshot: PaySnapshot, change: SnapshotChange): Pa
 }
 
 /**
- * A remembered snapshot at `now`: the velocity window aged to `now` (./velocity-window.ts), or undefined when
+ * A remembered snapshot at `now`: the velocity window aged to `now` (policy/velocity-window.ts), or undefined when
  * its count can no longer be known without reading the wallet again.
  */
 export function snapshotAt(snapshot: PaySnapshot, now: Date): PaySnapshot | undefined {
@@ -108,7 +108,7 @@ export function snapshotAt(snapshot: PaySnapshot, now: Date): PaySnapshot | unde
 }
 
 /**
- * Where a remembered snapshot's velocity window is read on from at `now` (./velocity-window.ts), when
+ * Where a remembered snapshot's velocity window is read on from at `now` (policy/velocity-window.ts), when
  * `snapshotAt` cannot age it because every payment time it knows has left the window; undefined otherwise.
  */
 export function snapshotReadPoint(

@@ -11,7 +11,7 @@ import { walletLockKey } from '../db/wallet-transaction.js';
 import { decidePayment } from './decide-payment.js';
 import type { PayDeps } from './pay-deps.js';
 import { checkedSnapshot, snapshotAfter, snapshotWithWindow, type PaySnapshot } from './pay-snapshot.js';
-import { velocityWindowReadOn } from './velocity-window.js';
+import { velocityWindowReadOn } from '../../../policy/velocity-window.js';
 import type { CallContext, CappedPat, Decided, DecisionOutcome, SnapshotChange, SpendPlan } from './pay-types.js';
 import { paymentTerms } from './payment-authorization.js';
 
@@ -61,7 +61,7 @@ export class PaymentAttempt {
 
   /**
    * Once the wallet's writes settled: its remembered snapshot with the velocity window read on (one short
-   * statement, ./velocity-window.ts) when every payment time it knew has left the window, at a fresh clock
+   * statement, policy/velocity-window.ts) when every payment time it knew has left the window, at a fresh clock
    * reading; undefined when that is not all it lacks, when the wallet changed meanwhile, or when what was found
    * cannot agree with the count (the wallet is then read in full).
    */

@@ -50,7 +50,7 @@ export const STATE_AFTER_PAYMENT: {
   weeklySpentMicro: (s, p) => s.weeklySpentMicro + p.amountMicro,
   monthlySpentMicro: (s, p) => s.monthlySpentMicro + p.amountMicro,
   lastPaymentAt: (_, p) => p.at,
-  // The snapshot carries the window behind this count and ages it as time passes (./velocity-window.ts).
+  // The snapshot carries the window behind this count and ages it as time passes (policy/velocity-window.ts).
   recentCount: (s) => s.recentCount + 1,
 };
 

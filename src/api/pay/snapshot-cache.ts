@@ -36,7 +36,7 @@ import { hash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import { policyWindows } from '../../../policy/policy-windows.js';
 import { snapshotAt, snapshotReadPoint, windowKey, type PaySnapshot } from './pay-snapshot.js';
-import type { VelocityReadPoint } from './velocity-window.js';
+import type { VelocityReadPoint } from '../../../policy/velocity-window.js';
 import type { CappedPat } from './pay-types.js';
 import { isoDate } from './store/pay-statements.js';
 import { policyBytesOf } from './snapshot-policy.js';

@@ -1,14 +1,14 @@
 /**
  * A wallet paid past its velocity window through HTTP, the real signer and PostgreSQL, with an injected
  * clock: once every payment time its remembered snapshot knew has left the window, the window is read on
- * (src/api/pay/velocity-window.ts) — only the rows from the last known time to the window's start and the
+ * (policy/velocity-window.ts) — only the rows from the last known time to the window's start and the
  * next times in it, not every payment of the window — and each decision counts exactly what a full read
  * counts, payments at the same millisecond as the last known one included.
  */
 import assert from 'node:assert/strict';
 import { timestampFromUs, SNAPSHOT_SQL, VELOCITY_READ_ON_SQL } from '../../../src/api/pay/store/pay-statements.js';
 import { snapshotQuery } from '../../../src/api/pay/store/pg-pay-stores.js';
-import { VELOCITY_TIMES_KEPT } from '../../../src/api/pay/velocity-window.js';
+import { VELOCITY_TIMES_KEPT } from '../../../policy/velocity-window.js';
 import { paymentRequirements } from '../../builders/payment-requirements.js';
 import { mintAgentKey, startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
 

@@ -40,7 +40,6 @@ const PURE = [
   'rule-state.ts',
   'pay-types.ts',
   'payment-authorization.ts',
-  'velocity-window.ts',
   'challenge-origin-binding.ts',
 ].map((f) => path.join(WING, f));
 

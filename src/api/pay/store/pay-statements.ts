@@ -8,12 +8,12 @@
  */
 import { buildAuditRow, type AuditEventInput, type AuditHead } from '../../audit/audit-ledger.js';
 import type { WalletTx } from '../../db/wallet-transaction.js';
-import { VELOCITY_TIMES_KEPT } from '../velocity-window.js';
+import { VELOCITY_TIMES_KEPT } from '../../../../policy/velocity-window.js';
 
 // The last payment time (cooling-off) is the newest authorization of the wallet, released ones included
 // (cooling-off errs on the safe side): read through the (wallet_id, created_at) index, so a payment does not
 // rewrite the wallet row. `recent` (velocity cap only) is the rolling window's count and the times of its oldest
-// payments (µs since the epoch, oldest first): ../velocity-window.ts ages the count exactly as they leave it.
+// payments (µs since the epoch, oldest first): policy/velocity-window.ts ages the count exactly as they leave it.
 export const SNAPSHOT_SQL = `SELECT w.*, a.account_key_ref,
               (SELECT max(p.created_at) FROM authorizations p WHERE p.wallet_id = w.id) AS last_paid_at,
               (SELECT json_object_agg(t.window_kind, t.spent_micro::text) FROM wallet_spend_totals t
@@ -33,7 +33,7 @@ export const SNAPSHOT_SQL = `SELECT w.*, a.account_key_ref,
          FROM wallets w JOIN treasury_accounts a ON a.id = w.account_id
         WHERE w.id = ?`;
 
-// A remembered velocity window read on once its known times have all left (../velocity-window.ts
+// A remembered velocity window read on once its known times have all left (policy/velocity-window.ts
 // `velocityReadPoint`): `oldest_us`, the oldest times still in the window, and — only when they fill a list, so
 // that a wallet paid again after a quiet window does not count the payments that left — `left`, the payments
 // from the last known time (inclusive: a payment at that very time may be unknown) to the window's start. Both

@@ -11,7 +11,7 @@
 import type { OpeningQuery } from '../../db/wallet-transaction.js';
 import type { PaySnapshot } from '../pay-snapshot.js';
 import type { PaymentAuthorization } from '../payment-authorization.js';
-import type { VelocityReadOn, VelocityReadPoint } from '../velocity-window.js';
+import type { VelocityReadOn, VelocityReadPoint } from '../../../../policy/velocity-window.js';
 import type { ReleasedReservation, ReleaseReason } from './release-reservation.js';
 import type { DecisionWrite } from './decision-write.js';
 import type { WritePlace } from './reservation-writer.js';
@@ -30,7 +30,7 @@ export interface PaySnapshotStore {
     purpose: 'pay' | 'evaluate',
   ): Promise<PaySnapshot | undefined>;
   /**
-   * A remembered velocity window read on from `point` at `now` (../velocity-window.ts): what
+   * A remembered velocity window read on from `point` at `now` (policy/velocity-window.ts): what
    * VELOCITY_READ_ON_SQL finds for the wallet and its window of `windowSeconds`.
    */
   readVelocityOn(walletId: string, now: Date, windowSeconds: number, point: VelocityReadPoint): Promise<VelocityReadOn>;

@@ -10,7 +10,7 @@ import { policyWindows } from '../../../../policy/policy-windows.js';
 import { runStatement, withWalletTransaction, type OpeningQuery } from '../../db/wallet-transaction.js';
 import { snapshotFromRows, type PaySnapshot } from '../pay-snapshot.js';
 import type { PaymentAuthorization } from '../payment-authorization.js';
-import type { VelocityReadOn, VelocityReadPoint } from '../velocity-window.js';
+import type { VelocityReadOn, VelocityReadPoint } from '../../../../policy/velocity-window.js';
 import { releaseReservation, type ReleasedReservation, type ReleaseReason } from './release-reservation.js';
 import { decisionWriteStatement, type DecisionWrite } from './decision-write.js';
 import { isoDate, SNAPSHOT_SQL, timestampFromUs, VELOCITY_READ_ON_SQL } from './pay-statements.js';

@@ -1,7 +1,8 @@
 /**
- * The velocity cap's rolling window as a remembered snapshot carries it between payments: the count of
- * payments inside the window and the times of its oldest ones (SNAPSHOT_SQL `recent`: the count and up to
- * VELOCITY_TIMES_KEPT oldest times, in microseconds since the epoch, as PostgreSQL stores them).
+ * The velocity cap's rolling window as a remembered state carries it between payments: the count of payments
+ * inside the window and the times of its oldest ones (up to VELOCITY_TIMES_KEPT, in microseconds since the epoch,
+ * as PostgreSQL stores them) — read with the count by the API's snapshot (src/api/pay/store/pay-statements.ts
+ * SNAPSHOT_SQL) and by the signer's store (signer/owner-policy/spend-statements.ts `readSpendStates`). Pure.
  *
  * Why: the window only loses payments as time passes, one at a time, each when its own time leaves it. A
  * count remembered with only its oldest payment is exact until that one leaves — for a wallet paid steadily
@@ -9,29 +10,31 @@
  * count is aged exactly: each known time that left the window takes one off; the unknown ones are all newer
  * than the newest known one, so while one known time is still inside, the count is exact.
  *
- * When every known time has left and unknown ones remain, the window is read on rather than counted again
- * (`velocityReadPoint`, `velocityWindowReadOn`; ./store/pay-statements.ts VELOCITY_READ_ON_SQL): the times
- * of the next payments in it, and how many of the unknown ones left it since the last known time — rows
- * between that time and the window's start, not every row of the window. A wallet paid R times a second
- * with a window of W seconds was otherwise counted in full (R × W rows) every 32 payments.
+ * When every known time has left and unknown ones remain, the API reads the window on rather than counting it
+ * again (`velocityReadPoint`, `velocityWindowReadOn`; src/api/pay/store/pay-statements.ts VELOCITY_READ_ON_SQL):
+ * the times of the next payments in it, and how many of the unknown ones left it since the last known time —
+ * rows between that time and the window's start, not every row of the window. A wallet paid R times a second
+ * with a window of W seconds was otherwise counted in full (R × W rows) every 32 payments. The signer keeps the
+ * count it has then, aged by every time it knew (`ageVelocityWindowFrom`): too high at worst, which its store
+ * decides again on a read before a refusal stands.
  *
  * Defends: a decision on a count lower than the database's — the count is aged only by times known to have
  * left (compared in microseconds with the same bound as the SQL: created_at > now − window), and when no
- * known time is left while unknown ones remain the snapshot is not used as it is (read on, or read again).
- * Read on, the count loses only rows found between the last known time and the window's start, less the
- * known ones at that very time (already taken off): a payment at the same time as the last known one is
+ * known time is left while unknown ones remain the count is not taken as exact (read on, read again, or kept
+ * high). Read on, the count loses only rows found between the newest known time and the window's start, less
+ * the known ones at that very time (already taken off): a payment at the same time as the last known one is
  * never taken off twice, and one released meanwhile is not found, so the count can only stay high. A read
  * on that cannot agree with the count (more times found in the window than it holds) is not used: the
  * wallet is read again in full.
- * Does not defend: payments released since the read (a reservation given back no longer counts in the
- * database) — the remembered count still holds them, which can only deny, never allow, too much (a release
- * through this process forgets the snapshot; one through another appends to the wallet's audit chain, which
- * refuses the next write decided on it: docs/adr/0006); a clock stepped back — payments the window lost at a
- * later reading are not counted again, as the database would count them at the earlier one (a time listed out
- * of order only keeps the count high: it is read on from the newest known time).
+ * Does not defend: payments released or given back since the read — the remembered count still holds them,
+ * which can only deny, never allow, too much (the API forgets a snapshot whose reservation this process
+ * releases, and one released through another process appends to the wallet's audit chain, which refuses the
+ * next write decided on it: docs/adr/0006); a clock stepped back — payments the window lost at a later reading
+ * are not counted again, as the database would count them at the earlier one (a time listed out of order only
+ * keeps the count high: it is read on from the newest known time).
  */
 
-/** Oldest payment times a snapshot read returns with the count (see SNAPSHOT_SQL). */
+/** Oldest payment times a read returns with the count. */
 export const VELOCITY_TIMES_KEPT = 32;
 
 export interface VelocityWindow {
@@ -50,12 +53,20 @@ export function ageVelocityWindow(
   windowSeconds: number,
   now: Date,
 ): VelocityWindow | undefined {
-  const startUs = now.getTime() * 1000 - windowSeconds * 1_000_000;
-  let left = 0;
-  while (left < recent.oldest_us.length && recent.oldest_us[left]! <= startUs) left++;
-  const aged = left === 0 ? recent : { count: recent.count - left, oldest_us: recent.oldest_us.slice(left) };
+  const aged = ageVelocityWindowFrom(recent, now.getTime() * 1000 - windowSeconds * 1_000_000);
   if (aged.oldest_us.length === 0 && aged.count > 0) return undefined;
   return aged;
+}
+
+/**
+ * The window once it starts at `startUs` (exclusive, µs since the epoch): every known time at or before it taken
+ * off, from the oldest on. Exact while a known time is still inside; once none is, the unknown ones that left are
+ * still counted — never fewer than the store holds.
+ */
+export function ageVelocityWindowFrom(recent: VelocityWindow, startUs: number): VelocityWindow {
+  let left = 0;
+  while (left < recent.oldest_us.length && recent.oldest_us[left]! <= startUs) left++;
+  return left === 0 ? recent : { count: recent.count - left, oldest_us: recent.oldest_us.slice(left) };
 }
 
 /** The window after a payment at `at` (newer than every payment it holds) was reserved. */

@@ -13,7 +13,7 @@ import {
   type VelocityReadOn,
   type VelocityReadPoint,
   type VelocityWindow,
-} from '../../../src/api/pay/velocity-window.js';
+} from '../../../policy/velocity-window.js';
 
 const T0 = Date.parse('2026-11-24T12:00:00Z');
 const us = (ms: number) => ms * 1000;
