@@ -17,6 +17,7 @@
  */
 import type pg from 'pg';
 import type { SpendState } from '../../policy/policy-types.js';
+import { addToVelocityWindow, type VelocityWindow } from '../../policy/velocity-window.js';
 import type { StoredPolicy, WalletRecord } from './owner-policy-store.js';
 import { decideInOrder, stateQueries, type Outcome, type Pending } from './spend-decisions.js';
 import type { SpendStateCache } from './spend-state-cache.js';
@@ -170,7 +171,7 @@ async function onSnapshot(
           inserts.filter((r) => writing.has(r[1])),
         )
       : new Map<string, string>();
-  remember(ctx, queries, read, states, committed, writing, recheck, remembered);
+  remember(ctx, queries, read, { states, inserts }, committed, writing, recheck, remembered);
   current.forEach((p, i) => {
     const address = p.row[1];
     if (recheck.has(address) || (writing.has(address) && !committed.has(address))) again.push(p);
@@ -179,12 +180,15 @@ async function onSnapshot(
   return again.sort((a, b) => a.index - b.index);
 }
 
-/** What the store holds of each wallet after this try, for the next batch (./spend-state-cache.ts). */
+/**
+ * What the store holds of each wallet after this try, for the next batch (./spend-state-cache.ts): a committed
+ * wallet's state after its spends, and its velocity window with their times (`after.inserts`, in the order decided).
+ */
 function remember(
   ctx: SignedSpendsContext,
   queries: readonly StateQuery[],
   read: Map<string, ReadState>,
-  after: Map<string, SpendState>,
+  after: { states: Map<string, SpendState>; inserts: readonly SpendRow[] },
   committed: Map<string, string>,
   writing: Set<string>,
   recheck: Set<string>,
@@ -195,13 +199,22 @@ function remember(
     const was = read.get(q.address);
     if (!was) continue;
     const seq = committed.get(q.address);
-    if (seq !== undefined) ctx.states.set(q, after.get(q.address)!, { ...was.mark, seq });
-    else if (recheck.has(q.address)) ctx.states.delete(q.address);
+    if (seq !== undefined) {
+      const window = windowAfter(was.window, after.inserts, q.address);
+      ctx.states.set(q, after.states.get(q.address)!, { ...was.mark, seq }, window);
+    } else if (recheck.has(q.address)) ctx.states.delete(q.address);
     else if (writing.has(q.address)) {
       if (remembered.has(q.address)) ctx.states.contend(q.address);
       else ctx.states.delete(q.address);
-    } else if (!remembered.has(q.address)) ctx.states.set(q, was.state, was.mark);
+    } else if (!remembered.has(q.address)) ctx.states.set(q, was.state, was.mark, was.window);
   }
+}
+
+/** `window` with `address`'s spends among `inserts` added, as its count was (./spend-decisions.ts `withSpend`: amount > 0). */
+function windowAfter(window: VelocityWindow, inserts: readonly SpendRow[], address: string): VelocityWindow {
+  let w = window;
+  for (const row of inserts) if (row[1] === address && BigInt(row[2]) > 0n) w = addToVelocityWindow(w, row[4]);
+  return w;
 }
 
 /** The fallback, in the caller's transaction: lock the rows, sum, decide in order, insert (raising counters). */

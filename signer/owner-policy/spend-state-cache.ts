@@ -11,11 +11,20 @@
  * (policy/rules/: caps, counts, the last payment's instant), so a payment allowed on the remembered state is allowed
  * on the store's; one it refuses is decided again on a fresh read before it is refused.
  *
+ * The velocity count is aged as the window slides (policy/velocity-window.ts): the state carries the times of the
+ * window's oldest spends, and each that left takes one off. Without them a wallet held at its velocity cap — an
+ * agent that pays until it is refused — was refused on its remembered count at every payment and decided again on
+ * a read that counted its whole window (up to the cap's count of rows); now it reads when the times it knew have
+ * all left, and its count is otherwise exact.
+ *
  * Defends: a window, velocity count or cooling-off decided on less than the store holds — a state is used only with
  * the policy version it was read under and windows that start where its own did (the day, week and month starts
- * equal; the velocity window and look-back no earlier). Does not defend: what is decided (./owner-policies.ts).
+ * equal; the velocity window and look-back no earlier), and its velocity count loses only spends known to have left
+ * the window (./spend-statements.ts reads their times with the count; ./signed-spends.ts adds those it commits).
+ * Does not defend: what is decided (./owner-policies.ts).
  */
 import type { SpendState } from '../../policy/policy-types.js';
+import { ageVelocityWindowFrom, type VelocityWindow } from '../../policy/velocity-window.js';
 import type { ReadMark, ReadState, StateQuery } from './spend-statements.js';
 
 /** The cache is bounded: past this many wallets it starts over (a wallet it forgets costs one read). */
@@ -27,6 +36,7 @@ interface Entry {
   state: SpendState;
   mark: ReadMark;
   query: StateQuery;
+  window: VelocityWindow;
 }
 
 const time = (d: Date | null) => (d === null ? null : d.getTime());
@@ -39,6 +49,13 @@ function covers(was: StateQuery, now: StateQuery): boolean {
   if ((was.velocityStart === null) !== (now.velocityStart === null)) return false;
   if (was.velocityStart && now.velocityStart && now.velocityStart < was.velocityStart) return false;
   return now.since >= was.since;
+}
+
+/** The entry's velocity window once it starts where `now` starts it (`covers` held: no earlier than the entry's). */
+function agedWindow(entry: Entry, now: StateQuery): VelocityWindow {
+  const start = now.velocityStart;
+  if (!start || time(start) === time(entry.query.velocityStart)) return entry.window;
+  return ageVelocityWindowFrom(entry.window, start.getTime() * 1000);
 }
 
 export class SpendStateCache {
@@ -56,13 +73,15 @@ export class SpendStateCache {
       if (this.now() < until) return undefined;
       this.contended.delete(query.address);
     }
-    return { state: entry.state, mark: entry.mark };
+    const window = agedWindow(entry, query);
+    if (window === entry.window) return { state: entry.state, mark: entry.mark, window };
+    return { state: { ...entry.state, recentCount: window.count }, mark: entry.mark, window };
   }
 
-  /** Remembers the state a commit (or a read) left, with the counter it now holds. */
-  set(query: StateQuery, state: SpendState, mark: ReadMark): void {
+  /** Remembers the state a commit (or a read) left, with the counter it now holds and the velocity window behind its count. */
+  set(query: StateQuery, state: SpendState, mark: ReadMark, window: VelocityWindow): void {
     if (this.entries.size >= MAX_CACHED && !this.entries.has(query.address)) this.entries.clear();
-    this.entries.set(query.address, { state, mark, query });
+    this.entries.set(query.address, { state, mark, query, window });
   }
 
   /** Forgets a wallet's state (it no longer matches the store). */

@@ -24,6 +24,7 @@
 import type pg from 'pg';
 import type { WalletPolicy } from '../../policy/policy-schema.js';
 import type { SpendState } from '../../policy/policy-types.js';
+import { VELOCITY_TIMES_KEPT, type VelocityWindow } from '../../policy/velocity-window.js';
 import type { PolicyAuthority } from '../protocol/owner-policy-protocol.js';
 import type { SpendQuery } from './owner-policy-store.js';
 
@@ -195,17 +196,22 @@ export async function readWallets(db: Queryable, addresses: readonly string[]): 
 
 export type StateQuery = SpendQuery & { since: Date };
 
-/** A wallet's spend state and, read with it on the same snapshot, its policy version and spend counter. */
+/**
+ * A wallet's spend state and, read with it on the same snapshot, its policy version and spend counter, and the
+ * velocity window behind its count (policy/velocity-window.ts: empty without a velocity cap).
+ */
 export interface ReadState {
   state: SpendState;
   mark: ReadMark;
+  window: VelocityWindow;
 }
 
 /**
  * The spend state of each wallet (by its first entry's windows) with the wallet row's policy version and its spend
  * counter, by one statement on one snapshot (a wallet without a row: absent): the windows' sums from the per-day
  * rollups (`signer_spend_days`, at most 31 rows a wallet; their days are UTC days, as the windows' starts are),
- * the velocity count and the last payment from the spends themselves, over the velocity window and the look-back.
+ * the velocity count, the times of the window's oldest spends (VELOCITY_TIMES_KEPT of them, by the index on
+ * (address, signed_at)) and the last payment from the spends themselves, over the velocity window and the look-back.
  * The wallet and counter rows are selected by the addresses named (`= ANY`, an index condition): joined to the
  * arrays alone, the statement's generic plan (which assumes a hundred wallets) hashed both tables whole, so
  * PostgreSQL never kept it and planned the statement again at every execution (docs/performance.md, "The signer
@@ -220,12 +226,13 @@ export async function readSpendStates(db: Queryable, queries: readonly StateQuer
     week: string;
     month: string;
     recent: string;
+    oldest_us: number[];
     last: Date | null;
   }>({
     name: 'signer_read_spend_states',
     text: `SELECT q.address, w.policy_version::text AS version, coalesce(c.spend_seq, ${NO_COUNTER})::text AS seq,
                   coalesce(d.day, 0)::text AS day, coalesce(d.week, 0)::text AS week,
-                  coalesce(d.month, 0)::text AS month, v.recent::text AS recent, l.last
+                  coalesce(d.month, 0)::text AS month, v.recent::text AS recent, t.oldest_us, l.last
              FROM unnest($1::text[], $2::timestamptz[], $3::timestamptz[], $4::timestamptz[], $5::timestamptz[], $6::timestamptz[])
                     AS q(address, day_start, week_start, month_start, velocity_start, since)
              JOIN (SELECT address, policy_version FROM signer_wallets WHERE address = ANY($1::text[])) w
@@ -244,6 +251,11 @@ export async function readSpendStates(db: Queryable, queries: readonly StateQuer
                SELECT count(*) AS recent FROM signer_spends s
                 WHERE s.address = q.address AND s.signed_at > q.velocity_start AND s.amount > 0
              ) v
+             CROSS JOIN LATERAL (
+               SELECT ARRAY(SELECT round(extract(epoch FROM s.signed_at) * 1000000)::float8 FROM signer_spends s
+                             WHERE s.address = q.address AND s.signed_at > q.velocity_start AND s.amount > 0
+                             ORDER BY s.signed_at LIMIT ${VELOCITY_TIMES_KEPT}) AS oldest_us
+             ) t
              CROSS JOIN LATERAL (
                SELECT max(s.signed_at) AS last FROM signer_spends s
                 WHERE s.address = q.address AND s.signed_at >= q.since AND s.amount > 0
@@ -269,6 +281,7 @@ export async function readSpendStates(db: Queryable, queries: readonly StateQuer
           lastPaymentAt: r.last,
         },
         mark: { address: r.address, version: r.version === null ? 0 : Number(r.version), seq: r.seq },
+        window: { count: Number(r.recent), oldest_us: r.oldest_us },
       },
     ]),
   );

@@ -2,8 +2,9 @@
  * A signed wallet's spend state remembered between payments (signer/owner-policy/spend-state-cache.ts), through a
  * real signer process and its PostgreSQL store: after a wallet's first decision, the next ones are decided on the
  * state the last commit left (one round trip instead of two), and what is decided stays what the store would
- * decide — a cap still stops exactly, a velocity window that slid on is decided on the store again, and a state
- * another process moved is never committed on.
+ * decide — a cap still stops exactly, a velocity window that slid on is decided on the store again when the
+ * remembered count cannot tell (and on its aged count when it can), and a state another process moved is never
+ * committed on.
  */
 import assert from 'node:assert/strict';
 import { findFreePort } from '../../support/signer-harness.js';
@@ -43,15 +44,32 @@ describe("a signed wallet's spend state remembered between payments", function (
     assert.ok(after.read - before.read <= 3, `read ${after.read - before.read}`);
   });
 
-  it('a refusal on a remembered state is made again on the store: a velocity window that slid on allows again', async () => {
+  it('a velocity window that slid on allows again', async () => {
     const { ops, wallet } = await signedWallet({ velocity_cap: { max_count: 2, window_seconds: 2 } });
     assert.equal(await outcome(ops[0]!.sign(wallet, CENT)), 'signed');
     assert.equal(await outcome(ops[0]!.sign(wallet, CENT)), 'signed');
     assert.equal(await outcome(ops[0]!.sign(wallet, CENT)), 'policy_denied');
     await new Promise((r) => setTimeout(r, 2_200));
-    // The remembered state still counts two payments in the window; the store counts none.
+    // Both payments the window counted have left it, as the remembered count knows (it holds their times).
     assert.equal(await outcome(ops[0]!.sign(wallet, CENT)), 'signed');
     assert.equal(await storedCount(wallet.address), 3);
+  });
+
+  it('a wallet paid up to its velocity cap window after window decides on its aged count, without reading the store again', async () => {
+    const { ops, wallet } = await signedWallet({ velocity_cap: { max_count: 3, window_seconds: 1 } });
+    const cycle = async () => {
+      for (let i = 0; i < 3; i++) assert.equal(await outcome(ops[0]!.sign(wallet, CENT)), 'signed');
+      await new Promise((r) => setTimeout(r, 1_200));
+    };
+    await cycle();
+    const before = await states();
+    // Each window's three spends left it before the next three: the remembered count loses them as they leave.
+    await cycle();
+    await cycle();
+    const after = await states();
+    assert.equal(after.read - before.read, 0, 'no payment read its state again');
+    assert.equal(after.remembered - before.remembered, 6);
+    assert.equal(await storedCount(wallet.address), 9);
   });
 
   it('a state another process moved is not committed on: payments alternating between two processes stop at the cap', async () => {
