@@ -91,7 +91,7 @@ export interface VelocityReadPoint {
 }
 
 /**
- * What a read on (VELOCITY_READ_ON_SQL) found: the oldest times still in the window, and the payments from the
+ * What a read on found (the API's VELOCITY_READ_ON_SQL, the signer's `readVelocityOn`): the oldest times still in the window, and the payments from the
  * last known time to the window's start (counted only when the times fill a list; 0 otherwise).
  */
 export interface VelocityReadOn {
@@ -108,6 +108,11 @@ export function velocityReadPoint(
   windowSeconds: number,
   now: Date,
 ): VelocityReadPoint | undefined {
+  return velocityReadPointFrom(recent, now.getTime() * 1000 - windowSeconds * 1_000_000);
+}
+
+/** `velocityReadPoint` for a window starting at `startUs` (exclusive, µs since the epoch). */
+export function velocityReadPointFrom(recent: VelocityWindow, startUs: number): VelocityReadPoint | undefined {
   const known = recent.oldest_us;
   if (known.length === 0 || recent.count <= known.length) return undefined;
   // The newest known time, not the last listed: a clock stepped back appends an older time after newer ones, and a
@@ -118,14 +123,14 @@ export function velocityReadPoint(
     if (t > lastKnownUs) [lastKnownUs, knownAtLast] = [t, 0];
     if (t === lastKnownUs) knownAtLast++;
   }
-  if (lastKnownUs > now.getTime() * 1000 - windowSeconds * 1_000_000) return undefined;
+  if (lastKnownUs > startUs) return undefined;
   return { lastKnownUs, knownAtLast, count: recent.count - known.length };
 }
 
 /**
  * The window once read on from `point`, or undefined when the read cannot agree with the count (read the wallet
  * again in full). Fewer than VELOCITY_TIMES_KEPT times found is every payment in the window, as a full read
- * would count it (the wallet's writes in this process settled before the read).
+ * would count it (the caller reads on after the wallet's writes in this process committed).
  */
 export function velocityWindowReadOn(point: VelocityReadPoint, found: VelocityReadOn): VelocityWindow | undefined {
   const { oldest_us } = found;
@@ -134,4 +139,11 @@ export function velocityWindowReadOn(point: VelocityReadPoint, found: VelocityRe
   const left = Math.max(0, found.left - point.knownAtLast);
   const count = point.count - left;
   return count >= oldest_us.length ? { count, oldest_us } : undefined;
+}
+
+/** A time in µs since the epoch as PostgreSQL reads a timestamptz to the microsecond (a Date holds only milliseconds). */
+export function timestampFromUs(us: number): string {
+  const ms = Math.floor(us / 1000);
+  const iso = new Date(ms).toISOString();
+  return `${iso.slice(0, -1)}${String(us - ms * 1000).padStart(3, '0')}Z`;
 }

@@ -30,7 +30,8 @@ export function phaseLine(label: string, before: string, after: string, ops: num
   const remembered = delta('treasury_pay_snapshots_total{source="remembered"}');
   // A remembered snapshot whose velocity window was read on (policy/velocity-window.ts), not read in full.
   const readOn = delta('treasury_pay_snapshots_total{source="velocity_read_on"}');
-  const windowReadOn = readOn > 0 ? `, remembered with its velocity window read on ${((readOn / ops) * 100).toFixed(1)} %` : '';
+  const windowReadOn =
+    readOn > 0 ? `, remembered with its velocity window read on ${((readOn / ops) * 100).toFixed(1)} %` : '';
   // A capped PAT's total: checked on what this process remembers, or read under the PAT's lock (decided alone).
   const patRead = delta('treasury_pat_cap_checks_total{source="read"}');
   const patRemembered = delta('treasury_pat_cap_checks_total{source="remembered"}');

@@ -100,7 +100,7 @@ function ownerPolicyMetrics(registry: Registry) {
     }),
     spendStates: new Counter({
       name: 'treasury_signer_spend_states_total',
-      help: "Signed wallets' spend states the signer's payment decisions were made on, by source: remembered (this process's last commit left it; one round trip to the store instead of two) or read (from the store).",
+      help: "Signed wallets' spend states the signer's payment decisions were made on, by source: remembered (this process's last commit left it; one round trip to the store instead of two) or read (from the store); velocity_read_on: remembered, with the velocity window read on once the spend times it knew had all left it (counted under remembered too).",
       labelNames: ['source'] as const,
       registers: [registry],
     }),

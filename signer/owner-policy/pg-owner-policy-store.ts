@@ -41,7 +41,7 @@ import type {
 } from './owner-policy-store.js';
 import { SIGNER_MIGRATIONS } from './signer-store-schema.js';
 import { runSpendBatch, type Outcome, type SpendBatchContext, type SpendEntry } from './spend-batch.js';
-import { PolicyCache } from './signed-spends.js';
+import { PolicyCache, type SpendStateSource } from './signed-spends.js';
 import { SpendBatcher } from './spend-batcher.js';
 import { nextSpendRef } from './spend-refs.js';
 import { foresee, UnresolvedSpends } from './spend-foresight.js';
@@ -109,7 +109,7 @@ export interface PgOwnerPolicyStoreOptions {
   /** How far back the last payment is looked for (the longest cooling-off a policy may set). */
   lookBackSeconds: number;
   /** Told how many signed wallets' states a batch decided on, by source (./spend-state-cache.ts). */
-  decidedOn?: (source: 'remembered' | 'read', wallets: number) => void;
+  decidedOn?: (source: SpendStateSource, wallets: number) => void;
   /** The highest store generation seen, kept outside the store (./store-watermark.ts); unset: this process's only. */
   watermark?: GenerationWatermark;
   /** Told of a superuser role, a store rolled back, a watermark not written. */

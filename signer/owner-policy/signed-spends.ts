@@ -17,7 +17,7 @@
  */
 import type pg from 'pg';
 import type { SpendState } from '../../policy/policy-types.js';
-import { addToVelocityWindow, type VelocityWindow } from '../../policy/velocity-window.js';
+import { addToVelocityWindow, velocityWindowReadOn, type VelocityWindow } from '../../policy/velocity-window.js';
 import type { StoredPolicy, WalletRecord } from './owner-policy-store.js';
 import { decideInOrder, stateQueries, type Outcome, type Pending } from './spend-decisions.js';
 import type { SpendStateCache } from './spend-state-cache.js';
@@ -26,6 +26,7 @@ import {
   insertLockedSpends,
   lockWallets,
   readSpendStates,
+  readVelocityOn,
   readWallets,
   type ReadState,
   type SpendRow,
@@ -62,6 +63,12 @@ export class PolicyCache {
   }
 }
 
+/**
+ * Where a try took a wallet's state from: remembered from this process's last commit (with its velocity window
+ * read on when its known times had all left, counted again as `velocity_read_on`), or read.
+ */
+export type SpendStateSource = 'remembered' | 'read' | 'velocity_read_on';
+
 export interface SignedSpendsContext {
   pool: pg.Pool;
   lookBackMs: number;
@@ -69,7 +76,7 @@ export interface SignedSpendsContext {
   /** Each wallet's state after this process's last commit (absent: every decision reads the store). */
   states?: SpendStateCache;
   /** Told how many wallets' states a try decided on, by where they came from (the metric). */
-  decidedOn?: (source: 'remembered' | 'read', wallets: number) => void;
+  decidedOn?: (source: SpendStateSource, wallets: number) => void;
   transaction<T>(run: (client: pg.PoolClient) => Promise<T>): Promise<T>;
   toRecord(row: WalletRow): WalletRecord;
 }
@@ -121,17 +128,56 @@ async function spendStates(
 ): Promise<{ read: Map<string, ReadState>; remembered: Set<string> }> {
   const remembered = new Set<string>();
   const found = new Map<string, ReadState>();
+  const readOn: Array<{ query: StateQuery; kept: ReadState }> = [];
   const toRead = queries.filter((q) => {
     const kept = ctx.states?.get(q, policy(q.address)!.version);
     if (!kept) return true;
-    found.set(q.address, kept);
+    if (kept.readOn) readOn.push({ query: q, kept });
+    else found.set(q.address, kept);
     remembered.add(q.address);
     return false;
   });
+  if (readOn.length > 0) {
+    const readsOn = await readWindowsOn(ctx, readOn);
+    for (const { query } of readOn)
+      if (!readsOn.has(query.address)) {
+        remembered.delete(query.address);
+        toRead.push(query);
+      }
+    for (const [a, r] of readsOn) found.set(a, r);
+  }
   if (toRead.length > 0) for (const [a, r] of await readSpendStates(ctx.pool, toRead)) found.set(a, r);
   if (remembered.size > 0) ctx.decidedOn?.('remembered', remembered.size);
   if (toRead.length > 0) ctx.decidedOn?.('read', toRead.length);
   return { read: found, remembered };
+}
+
+/**
+ * Remembered states whose velocity windows ran out of known times, with each window read on (one statement:
+ * `readVelocityOn`); a wallet whose read on cannot agree with its count is left out (the caller reads it in full).
+ * Its batches take turns in this process (./wallet-turns.ts), so its spends recorded here have all committed.
+ */
+async function readWindowsOn(
+  ctx: SignedSpendsContext,
+  items: ReadonlyArray<{ query: StateQuery; kept: ReadState }>,
+): Promise<Map<string, ReadState>> {
+  const found = await readVelocityOn(
+    ctx.pool,
+    items.map(({ query, kept }) => ({
+      address: query.address,
+      point: kept.readOn!,
+      velocityStart: query.velocityStart!,
+    })),
+  );
+  const out = new Map<string, ReadState>();
+  for (const { query, kept } of items) {
+    const readOn = found.get(query.address);
+    const window = readOn && velocityWindowReadOn(kept.readOn!, readOn);
+    if (!window) continue;
+    out.set(query.address, { state: { ...kept.state, recentCount: window.count }, mark: kept.mark, window });
+  }
+  if (out.size > 0) ctx.decidedOn?.('velocity_read_on', out.size);
+  return out;
 }
 
 /** One try on a snapshot; returns the entries to decide again (their wallet changed since the snapshot). */

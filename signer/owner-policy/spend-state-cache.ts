@@ -14,8 +14,9 @@
  * The velocity count is aged as the window slides (policy/velocity-window.ts): the state carries the times of the
  * window's oldest spends, and each that left takes one off. Without them a wallet held at its velocity cap — an
  * agent that pays until it is refused — was refused on its remembered count at every payment and decided again on
- * a read that counted its whole window (up to the cap's count of rows); now it reads when the times it knew have
- * all left, and its count is otherwise exact.
+ * a read that counted its whole window (up to the cap's count of rows). Once the times it knew have all left, the
+ * state names where to read the window on (`readOn`: ./signed-spends.ts reads the next times and those that left,
+ * ./spend-statements.ts `readVelocityOn`), and its count until then errs high.
  *
  * Defends: a window, velocity count or cooling-off decided on less than the store holds — a state is used only with
  * the policy version it was read under and windows that start where its own did (the day, week and month starts
@@ -24,7 +25,7 @@
  * Does not defend: what is decided (./owner-policies.ts).
  */
 import type { SpendState } from '../../policy/policy-types.js';
-import { ageVelocityWindowFrom, type VelocityWindow } from '../../policy/velocity-window.js';
+import { ageVelocityWindowFrom, velocityReadPointFrom, type VelocityWindow } from '../../policy/velocity-window.js';
 import type { ReadMark, ReadState, StateQuery } from './spend-statements.js';
 
 /** The cache is bounded: past this many wallets it starts over (a wallet it forgets costs one read). */
@@ -75,7 +76,9 @@ export class SpendStateCache {
     }
     const window = agedWindow(entry, query);
     if (window === entry.window) return { state: entry.state, mark: entry.mark, window };
-    return { state: { ...entry.state, recentCount: window.count }, mark: entry.mark, window };
+    const state = { ...entry.state, recentCount: window.count };
+    const readOn = query.velocityStart && velocityReadPointFrom(entry.window, query.velocityStart.getTime() * 1000);
+    return readOn ? { state, mark: entry.mark, window, readOn } : { state, mark: entry.mark, window };
   }
 
   /** Remembers the state a commit (or a read) left, with the counter it now holds and the velocity window behind its count. */

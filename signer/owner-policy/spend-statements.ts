@@ -24,7 +24,13 @@
 import type pg from 'pg';
 import type { WalletPolicy } from '../../policy/policy-schema.js';
 import type { SpendState } from '../../policy/policy-types.js';
-import { VELOCITY_TIMES_KEPT, type VelocityWindow } from '../../policy/velocity-window.js';
+import {
+  timestampFromUs,
+  VELOCITY_TIMES_KEPT,
+  type VelocityReadOn,
+  type VelocityReadPoint,
+  type VelocityWindow,
+} from '../../policy/velocity-window.js';
 import type { PolicyAuthority } from '../protocol/owner-policy-protocol.js';
 import type { SpendQuery } from './owner-policy-store.js';
 
@@ -204,6 +210,8 @@ export interface ReadState {
   state: SpendState;
   mark: ReadMark;
   window: VelocityWindow;
+  /** A remembered window whose known times have all left: where to read it on before its count is exact. */
+  readOn?: VelocityReadPoint;
 }
 
 /**
@@ -285,6 +293,50 @@ export async function readSpendStates(db: Queryable, queries: readonly StateQuer
       },
     ]),
   );
+}
+
+/** A remembered velocity window to read on (policy/velocity-window.ts): its wallet, newest known time and start. */
+export interface VelocityReadOnQuery {
+  address: string;
+  point: VelocityReadPoint;
+  velocityStart: Date;
+}
+
+/**
+ * For each remembered velocity window whose known spend times have all left it (./spend-state-cache.ts), what a
+ * read on finds, in one statement: the oldest spend times still in the window and — only when they fill a list,
+ * so that a wallet paid again after a quiet window does not count the spends that left — the spends from the
+ * newest known time (inclusive: one at that very time may be unknown) to the window's start. Both are ranges of
+ * the index on (address, signed_at), neither the whole window (the full read counts it: `readSpendStates`). The
+ * wallets are selected by the addresses named, as `readSpendStates` selects them, so that PostgreSQL keeps the
+ * statement's generic plan (test/integration/signer/signer-store-plans.test.ts).
+ */
+export async function readVelocityOn(
+  db: Queryable,
+  queries: readonly VelocityReadOnQuery[],
+): Promise<Map<string, VelocityReadOn>> {
+  const { rows } = await db.query<{ address: string; left: string; oldest_us: number[] }>({
+    name: 'signer_read_velocity_on',
+    text: `SELECT q.address, t.oldest_us,
+                  CASE WHEN cardinality(t.oldest_us) = ${VELOCITY_TIMES_KEPT} THEN
+                    (SELECT count(*) FROM signer_spends s
+                      WHERE s.address = q.address AND s.amount > 0
+                        AND s.signed_at >= q.last_known AND s.signed_at <= q.velocity_start)
+                  ELSE 0 END::text AS left
+             FROM unnest($1::text[], $2::timestamptz[], $3::timestamptz[]) AS q(address, last_known, velocity_start)
+             JOIN (SELECT address FROM signer_wallets WHERE address = ANY($1::text[])) w ON w.address = q.address
+             CROSS JOIN LATERAL (
+               SELECT ARRAY(SELECT round(extract(epoch FROM s.signed_at) * 1000000)::float8 FROM signer_spends s
+                             WHERE s.address = q.address AND s.signed_at > q.velocity_start AND s.amount > 0
+                             ORDER BY s.signed_at LIMIT ${VELOCITY_TIMES_KEPT}) AS oldest_us
+             ) t`,
+    values: [
+      column(queries, (q) => q.address),
+      column(queries, (q) => timestampFromUs(q.point.lastKnownUs)),
+      column(queries, (q) => q.velocityStart),
+    ],
+  });
+  return new Map(rows.map((r) => [r.address, { left: Number(r.left), oldest_us: r.oldest_us }]));
 }
 
 /**

@@ -6,9 +6,9 @@
  * counts, payments at the same millisecond as the last known one included.
  */
 import assert from 'node:assert/strict';
-import { timestampFromUs, SNAPSHOT_SQL, VELOCITY_READ_ON_SQL } from '../../../src/api/pay/store/pay-statements.js';
+import { SNAPSHOT_SQL, VELOCITY_READ_ON_SQL } from '../../../src/api/pay/store/pay-statements.js';
 import { snapshotQuery } from '../../../src/api/pay/store/pg-pay-stores.js';
-import { VELOCITY_TIMES_KEPT } from '../../../policy/velocity-window.js';
+import { timestampFromUs, VELOCITY_TIMES_KEPT } from '../../../policy/velocity-window.js';
 import { paymentRequirements } from '../../builders/payment-requirements.js';
 import { mintAgentKey, startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
 

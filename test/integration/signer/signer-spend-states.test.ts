@@ -28,6 +28,7 @@ describe("a signed wallet's spend state remembered between payments", function (
   const states = async () => ({
     remembered: await readMetric(firstMetrics, STATES, 'source="remembered"'),
     read: await readMetric(firstMetrics, STATES, 'source="read"'),
+    readOn: await readMetric(firstMetrics, STATES, 'source="velocity_read_on"'),
   });
 
   it('payments one after another are decided on the remembered state after the first, and stop exactly at the cap', async () => {
@@ -70,6 +71,27 @@ describe("a signed wallet's spend state remembered between payments", function (
     assert.equal(after.read - before.read, 0, 'no payment read its state again');
     assert.equal(after.remembered - before.remembered, 6);
     assert.equal(await storedCount(wallet.address), 9);
+  });
+
+  it('a window with more spends than its remembered times is read on once they left, not counted again', async () => {
+    // 40 spends a window, the cap: the remembered state knows the times of 32, counts the other 8 without them.
+    const { ops, wallet } = await signedWallet({ velocity_cap: { max_count: 40, window_seconds: 2 } });
+    const round = async () => {
+      const results = [];
+      for (let i = 0; i < 40; i++) results.push(await outcome(ops[0]!.sign(wallet, CENT)));
+      assert.deepEqual(new Set(results), new Set(['signed']));
+      await new Promise((r) => setTimeout(r, 2_300));
+    };
+    await round();
+    const before = await states();
+    // Once the 32 known spends left, the 8 unknown ones did too: read on, the count is 0, not 8 (which would have
+    // refused the round's last 8 on memory and read the store again for each refusal).
+    await round();
+    await round();
+    const after = await states();
+    assert.equal(after.read - before.read, 0, 'no payment read its state in full');
+    assert.ok(after.readOn - before.readOn >= 2, `read on ${after.readOn - before.readOn} times`);
+    assert.equal(await storedCount(wallet.address), 120);
   });
 
   it('a state another process moved is not committed on: payments alternating between two processes stop at the cap', async () => {

@@ -15,6 +15,7 @@ import {
   insertLockedSpends,
   policyChangesSince,
   readSpendStates,
+  readVelocityOn,
   readWallets,
   recordOpenSpends,
   type SpendRow,
@@ -140,6 +141,20 @@ describe("the signer store's statements (PostgreSQL plans)", function () {
           ),
         ),
     ],
+    [
+      'readVelocityOn',
+      () =>
+        captured((db) =>
+          readVelocityOn(
+            db,
+            [0, 2].map((i) => ({
+              address: address(i),
+              point: { lastKnownUs: (now.getTime() - 120_000) * 1000, knownAtLast: 1, count: 40 },
+              velocityStart: new Date(now.getTime() - 60_000),
+            })),
+          ),
+        ),
+    ],
   ];
 
   it("keeps each statement's generic plan after its first executions, instead of planning it at every one", async () => {
@@ -151,7 +166,13 @@ describe("the signer store's statements (PostgreSQL plans)", function () {
     const session = new pg.Client(store.connectionString);
     await session.connect();
     try {
-      const perBatch = new Set(['recordOpenSpends', 'insertLockedSpends', 'commitDecidedSpends', 'readSpendStates']);
+      const perBatch = new Set([
+        'recordOpenSpends',
+        'insertLockedSpends',
+        'commitDecidedSpends',
+        'readSpendStates',
+        'readVelocityOn',
+      ]);
       const everyTime = statements.filter(([name]) => perBatch.has(name));
       for (const [, statement] of everyTime) {
         const q = await statement();

@@ -7,7 +7,10 @@ import fc from 'fast-check';
 import {
   addToVelocityWindow,
   ageVelocityWindow,
+  ageVelocityWindowFrom,
+  timestampFromUs,
   velocityReadPoint,
+  velocityReadPointFrom,
   velocityWindowReadOn,
   VELOCITY_TIMES_KEPT,
   type VelocityReadOn,
@@ -204,5 +207,24 @@ describe('velocity window (remembered snapshot)', () => {
         { numRuns: 400 },
       );
     });
+  });
+
+  it('ages and reads on from a start given in microseconds as from a window and a clock reading', () => {
+    const recent = { count: 40, oldest_us: Array.from({ length: VELOCITY_TIMES_KEPT }, (_, i) => us(T0 + i)) };
+    for (const ms of [1_000, 1_010, 1_031, 1_032, 5_000]) {
+      const startUs = us(T0 + ms) - 1_000_000;
+      assert.deepEqual(
+        ageVelocityWindowFrom(recent, startUs),
+        ageVelocityWindow(recent, 1, at(ms)) ?? { count: 40 - VELOCITY_TIMES_KEPT, oldest_us: [] },
+      );
+      assert.deepEqual(velocityReadPointFrom(recent, startUs), velocityReadPoint(recent, 1, at(ms)));
+    }
+  });
+
+  it('spells a time in microseconds as PostgreSQL reads it, to the microsecond', () => {
+    const base = Date.parse('2026-11-29T10:00:02Z') * 1000;
+    assert.equal(timestampFromUs(base + 123_456), '2026-11-29T10:00:02.123456Z');
+    assert.equal(timestampFromUs(base + 7), '2026-11-29T10:00:02.000007Z');
+    assert.equal(timestampFromUs(base), '2026-11-29T10:00:02.000000Z');
   });
 });

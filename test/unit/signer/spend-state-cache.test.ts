@@ -48,6 +48,21 @@ describe('the remembered spend state of a signed wallet', () => {
     assert.equal(cache.get(query(), 3)!.state.recentCount, 3, 'the remembered window itself is unchanged');
   });
 
+  it('names where to read its window on once every spend time it knew has left, and only then', () => {
+    const cache = new SpendStateCache();
+    const [first, second] = [Date.parse('2026-11-29T10:00:02Z') * 1000, Date.parse('2026-11-29T10:00:03Z') * 1000];
+    cache.set(query(), { ...state, recentCount: 3 }, mark, { count: 3, oldest_us: [first, second] });
+    const slid = (iso: string) => query({ velocityStart: at(iso), since: at('2026-10-29T10:00:05Z') });
+    assert.equal(cache.get(slid('2026-11-29T10:00:02Z'), 3)!.readOn, undefined, 'one known spend still inside');
+    assert.deepEqual(cache.get(slid('2026-11-29T10:00:03Z'), 3)!.readOn, {
+      lastKnownUs: second,
+      knownAtLast: 1,
+      count: 1,
+    });
+    cache.set(query(), state, mark, window);
+    assert.equal(cache.get(slid('2026-11-29T10:05:00Z'), 3)!.readOn, undefined, 'every spend known: nothing to read');
+  });
+
   it('is not given back under another policy version, another calendar window or an earlier sliding one', () => {
     const cache = new SpendStateCache();
     cache.set(query(), state, mark, window);

@@ -51,13 +51,6 @@ export const VELOCITY_READ_ON_SQL = `WITH p AS (SELECT ?::timestamptz AS last_kn
                 'oldest_us', o.times) AS found
          FROM p, o`;
 
-/** A time in µs since the epoch as PostgreSQL reads a timestamptz to the microsecond (a Date holds only milliseconds). */
-export function timestampFromUs(us: number): string {
-  const ms = Math.floor(us / 1000);
-  const iso = new Date(ms).toISOString();
-  return `${iso.slice(0, -1)}${String(us - ms * 1000).padStart(3, '0')}Z`;
-}
-
 /** A UTC calendar date as YYYY-MM-DD, as the window-start parameters take it (window starts are 00:00 UTC). */
 export const isoDate = (d: Date): string => d.toISOString().slice(0, 10);
 
