@@ -241,12 +241,15 @@ function remember(
   remembered: Set<string>,
 ): void {
   if (!ctx.states) return;
+  let byWallet: Map<string, SpendRow[]> | undefined;
   for (const q of queries) {
     const was = read.get(q.address);
     if (!was) continue;
     const seq = committed.get(q.address);
     if (seq !== undefined) {
-      const window = windowAfter(was.window, after.inserts, q.address);
+      // Only a velocity cap reads the window: without one it stays empty, and the inserts need not be looked at.
+      if (q.velocityStart && !byWallet) byWallet = rowsByWallet(after.inserts);
+      const window = q.velocityStart ? windowAfter(was.window, byWallet!.get(q.address) ?? []) : was.window;
       ctx.states.set(q, after.states.get(q.address)!, { ...was.mark, seq }, window);
     } else if (recheck.has(q.address)) ctx.states.delete(q.address);
     else if (writing.has(q.address)) {
@@ -256,11 +259,22 @@ function remember(
   }
 }
 
-/** `window` with `address`'s spends among `inserts` added, as its count was (./spend-decisions.ts `withSpend`: amount > 0). */
-function windowAfter(window: VelocityWindow, inserts: readonly SpendRow[], address: string): VelocityWindow {
+/** `window` with a wallet's spends `rows` added, as its count was (./spend-decisions.ts `withSpend`: amount > 0). */
+function windowAfter(window: VelocityWindow, rows: readonly SpendRow[]): VelocityWindow {
   let w = window;
-  for (const row of inserts) if (row[1] === address && BigInt(row[2]) > 0n) w = addToVelocityWindow(w, row[4]);
+  for (const row of rows) if (BigInt(row[2]) > 0n) w = addToVelocityWindow(w, row[4]);
   return w;
+}
+
+/** The rows of each wallet, in the order decided. */
+function rowsByWallet(rows: readonly SpendRow[]): Map<string, SpendRow[]> {
+  const byWallet = new Map<string, SpendRow[]>();
+  for (const row of rows) {
+    const list = byWallet.get(row[1]);
+    if (list) list.push(row);
+    else byWallet.set(row[1], [row]);
+  }
+  return byWallet;
 }
 
 /** The fallback, in the caller's transaction: lock the rows, sum, decide in order, insert (raising counters). */
