@@ -107,9 +107,8 @@ export class SnapshotCache {
 
   /** The wallet's remembered snapshot at `now`, if it was taken under `generation` and is still good then. */
   snapshot(walletId: string, generation: number, now: Date): PaySnapshot | undefined {
-    const entry = this.snapshots.get(walletId);
-    if (!entry || entry.generation !== generation || entry.windowKey !== windowKey(now)) return undefined;
-    return snapshotAt(entry.snapshot, now);
+    const entry = this.current(walletId, generation, now);
+    return entry && snapshotAt(entry.snapshot, now);
   }
 
   /**
@@ -121,10 +120,15 @@ export class SnapshotCache {
     generation: number,
     now: Date,
   ): { snapshot: PaySnapshot; windowSeconds: number; point: VelocityReadPoint } | undefined {
+    const entry = this.current(walletId, generation, now);
+    const at = entry && snapshotReadPoint(entry.snapshot, now);
+    return at && { snapshot: entry!.snapshot, ...at };
+  }
+
+  /** The wallet's remembered entry if it was taken under `generation` and in `now`'s UTC day, week and month. */
+  private current(walletId: string, generation: number, now: Date): RememberedSnapshot | undefined {
     const entry = this.snapshots.get(walletId);
-    if (!entry || entry.generation !== generation || entry.windowKey !== windowKey(now)) return undefined;
-    const at = snapshotReadPoint(entry.snapshot, now);
-    return at && { snapshot: entry.snapshot, ...at };
+    return entry && entry.generation === generation && entry.windowKey === windowKey(now) ? entry : undefined;
   }
 
   /** Remembers what the wallet's snapshot is once a write decided at `at` (under `generation`) is written. */

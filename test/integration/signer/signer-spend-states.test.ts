@@ -12,6 +12,7 @@ import { outcome, readMetric, signedPolicy } from './signer-test-helpers.js';
 import { useTwoSignersOnOneStore } from './two-signers-one-store.js';
 
 const CENT = '10000';
+type Signed = Awaited<ReturnType<ReturnType<typeof useTwoSignersOnOneStore>['signedWallet']>>;
 const STATES = 'treasury_signer_spend_states_total';
 
 describe("a signed wallet's spend state remembered between payments", function () {
@@ -56,12 +57,17 @@ describe("a signed wallet's spend state remembered between payments", function (
     assert.equal(await storedCount(wallet.address), 3);
   });
 
+  /** `count` payments one after another, every one signed, then a pause of `pauseMs` (the window slides on). */
+  const payThenPause = async (op: Signed['ops'][number], wallet: Signed['wallet'], count: number, pauseMs: number) => {
+    const results: string[] = [];
+    for (let i = 0; i < count; i++) results.push(await outcome(op.sign(wallet, CENT)));
+    assert.deepEqual(new Set(results), new Set(['signed']));
+    await new Promise((r) => setTimeout(r, pauseMs));
+  };
+
   it('a wallet paid up to its velocity cap window after window decides on its aged count, without reading the store again', async () => {
     const { ops, wallet } = await signedWallet({ velocity_cap: { max_count: 3, window_seconds: 1 } });
-    const cycle = async () => {
-      for (let i = 0; i < 3; i++) assert.equal(await outcome(ops[0]!.sign(wallet, CENT)), 'signed');
-      await new Promise((r) => setTimeout(r, 1_200));
-    };
+    const cycle = () => payThenPause(ops[0]!, wallet, 3, 1_200);
     await cycle();
     const before = await states();
     // Each window's three spends left it before the next three: the remembered count loses them as they leave.
@@ -76,12 +82,7 @@ describe("a signed wallet's spend state remembered between payments", function (
   it('a window with more spends than its remembered times is read on once they left, not counted again', async () => {
     // 40 spends a window, the cap: the remembered state knows the times of 32, counts the other 8 without them.
     const { ops, wallet } = await signedWallet({ velocity_cap: { max_count: 40, window_seconds: 2 } });
-    const round = async () => {
-      const results = [];
-      for (let i = 0; i < 40; i++) results.push(await outcome(ops[0]!.sign(wallet, CENT)));
-      assert.deepEqual(new Set(results), new Set(['signed']));
-      await new Promise((r) => setTimeout(r, 2_300));
-    };
+    const round = () => payThenPause(ops[0]!, wallet, 40, 2_300);
     await round();
     const before = await states();
     // Once the 32 known spends left, the 8 unknown ones did too: read on, the count is 0, not 8 (which would have
