@@ -202,25 +202,44 @@ describe('signer limits state journal', () => {
         if (replaced) compactions++;
       },
     });
+    // A compaction's fsync runs on libuv's pool; on a busy machine it may take longer than any number of loop
+    // turns. Each step waits for one in flight, as a signer's own pace would (a turn per signature).
+    const fsync = fs.fsync;
+    let syncing = 0;
+    fs.fsync = ((fd: number, callback: (err: NodeJS.ErrnoException | null) => void) => {
+      syncing++;
+      fsync(fd, (err) => {
+        syncing--;
+        callback(err);
+      });
+    }) as typeof fs.fsync;
+    const fsyncsSettled = async () => {
+      while (syncing > 0) await new Promise((resolve) => setTimeout(resolve, 1));
+    };
     let seed = 11;
     const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     const wallets = Array.from({ length: 60 }, newAddress);
     const receipts: Parameters<WalletLimiter['giveBack']>[0][] = [];
     let largest = 0;
-    for (let step = 0; step < 600; step++) {
-      clock.now += Math.floor(random() * 1000);
-      const r = random();
-      if (r < 0.8) {
-        const taken = limiter.take(wallets[Math.floor(random() * wallets.length)]!, BigInt(1 + Math.floor(r * 50)));
-        if (taken.ok) receipts.push(taken.receipt);
-      } else if (r < 0.9 && receipts.length > 0)
-        limiter.giveBack(receipts.splice(Math.floor(random() * receipts.length), 1)[0]!);
-      if (random() < 0.3) {
-        p.flush();
-        assert.deepEqual(restart(file).snapshot(), limiter.snapshot(), `after the save of step ${step}`);
-      } else if (step % 5 === 0) readLimitsState(file); // a crash now would find a file it can read
-      largest = Math.max(largest, fs.statSync(file).size);
-      await new Promise((resolve) => setImmediate(resolve)); // a compaction's slice may run
+    try {
+      for (let step = 0; step < 600; step++) {
+        clock.now += Math.floor(random() * 1000);
+        const r = random();
+        if (r < 0.8) {
+          const taken = limiter.take(wallets[Math.floor(random() * wallets.length)]!, BigInt(1 + Math.floor(r * 50)));
+          if (taken.ok) receipts.push(taken.receipt);
+        } else if (r < 0.9 && receipts.length > 0)
+          limiter.giveBack(receipts.splice(Math.floor(random() * receipts.length), 1)[0]!);
+        if (random() < 0.3) {
+          p.flush();
+          assert.deepEqual(restart(file).snapshot(), limiter.snapshot(), `after the save of step ${step}`);
+        } else if (step % 5 === 0) readLimitsState(file); // a crash now would find a file it can read
+        largest = Math.max(largest, fs.statSync(file).size);
+        await new Promise((resolve) => setImmediate(resolve)); // a compaction's slice may run
+        await fsyncsSettled();
+      }
+    } finally {
+      fs.fsync = fsync;
     }
     assert.deepEqual(errors, []);
     assert.ok(compactions >= 3, `compacted ${compactions} times`);
