@@ -44,6 +44,9 @@ export interface VelocityWindow {
   oldest_us: number[];
 }
 
+/** Where the window of `windowSeconds` ending at `now` starts (exclusive, µs since the epoch), as the SQL bounds it. */
+const windowStartUs = (windowSeconds: number, now: Date) => now.getTime() * 1000 - windowSeconds * 1_000_000;
+
 /**
  * The window at `now` (the count exact at `now`), or undefined when it cannot be known without reading it
  * again: every known time left the window and others, unknown, remain.
@@ -53,7 +56,7 @@ export function ageVelocityWindow(
   windowSeconds: number,
   now: Date,
 ): VelocityWindow | undefined {
-  const aged = ageVelocityWindowFrom(recent, now.getTime() * 1000 - windowSeconds * 1_000_000);
+  const aged = ageVelocityWindowFrom(recent, windowStartUs(windowSeconds, now));
   if (aged.oldest_us.length === 0 && aged.count > 0) return undefined;
   return aged;
 }
@@ -108,7 +111,7 @@ export function velocityReadPoint(
   windowSeconds: number,
   now: Date,
 ): VelocityReadPoint | undefined {
-  return velocityReadPointFrom(recent, now.getTime() * 1000 - windowSeconds * 1_000_000);
+  return velocityReadPointFrom(recent, windowStartUs(windowSeconds, now));
 }
 
 /** `velocityReadPoint` for a window starting at `startUs` (exclusive, µs since the epoch). */

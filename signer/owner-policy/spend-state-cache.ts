@@ -52,13 +52,6 @@ function covers(was: StateQuery, now: StateQuery): boolean {
   return now.since >= was.since;
 }
 
-/** The entry's velocity window once it starts where `now` starts it (`covers` held: no earlier than the entry's). */
-function agedWindow(entry: Entry, now: StateQuery): VelocityWindow {
-  const start = now.velocityStart;
-  if (!start || time(start) === time(entry.query.velocityStart)) return entry.window;
-  return ageVelocityWindowFrom(entry.window, start.getTime() * 1000);
-}
-
 export class SpendStateCache {
   private readonly entries = new Map<string, Entry>();
   private readonly contended = new Map<string, number>();
@@ -74,10 +67,15 @@ export class SpendStateCache {
       if (this.now() < until) return undefined;
       this.contended.delete(query.address);
     }
-    const window = agedWindow(entry, query);
+    const start = query.velocityStart;
+    if (!start || time(start) === time(entry.query.velocityStart))
+      return { state: entry.state, mark: entry.mark, window: entry.window };
+    // `covers` held: the window starts no earlier than the entry's, so its known times that left come off.
+    const startUs = start.getTime() * 1000;
+    const window = ageVelocityWindowFrom(entry.window, startUs);
     if (window === entry.window) return { state: entry.state, mark: entry.mark, window };
     const state = { ...entry.state, recentCount: window.count };
-    const readOn = query.velocityStart && velocityReadPointFrom(entry.window, query.velocityStart.getTime() * 1000);
+    const readOn = velocityReadPointFrom(entry.window, startUs);
     return readOn ? { state, mark: entry.mark, window, readOn } : { state, mark: entry.mark, window };
   }
 

@@ -215,6 +215,16 @@ export interface ReadState {
 }
 
 /**
+ * The times of the oldest spends in each queried wallet's velocity window (µs since the epoch, oldest first, as
+ * `t.oldest_us`; spends given back excluded, as the count excludes them): a range of the index on (address, signed_at).
+ */
+const OLDEST_SPEND_TIMES = `(
+               SELECT ARRAY(SELECT round(extract(epoch FROM s.signed_at) * 1000000)::float8 FROM signer_spends s
+                             WHERE s.address = q.address AND s.signed_at > q.velocity_start AND s.amount > 0
+                             ORDER BY s.signed_at LIMIT ${VELOCITY_TIMES_KEPT}) AS oldest_us
+             ) t`;
+
+/**
  * The spend state of each wallet (by its first entry's windows) with the wallet row's policy version and its spend
  * counter, by one statement on one snapshot (a wallet without a row: absent): the windows' sums from the per-day
  * rollups (`signer_spend_days`, at most 31 rows a wallet; their days are UTC days, as the windows' starts are),
@@ -259,11 +269,7 @@ export async function readSpendStates(db: Queryable, queries: readonly StateQuer
                SELECT count(*) AS recent FROM signer_spends s
                 WHERE s.address = q.address AND s.signed_at > q.velocity_start AND s.amount > 0
              ) v
-             CROSS JOIN LATERAL (
-               SELECT ARRAY(SELECT round(extract(epoch FROM s.signed_at) * 1000000)::float8 FROM signer_spends s
-                             WHERE s.address = q.address AND s.signed_at > q.velocity_start AND s.amount > 0
-                             ORDER BY s.signed_at LIMIT ${VELOCITY_TIMES_KEPT}) AS oldest_us
-             ) t
+             CROSS JOIN LATERAL ${OLDEST_SPEND_TIMES}
              CROSS JOIN LATERAL (
                SELECT max(s.signed_at) AS last FROM signer_spends s
                 WHERE s.address = q.address AND s.signed_at >= q.since AND s.amount > 0
@@ -325,11 +331,7 @@ export async function readVelocityOn(
                   ELSE 0 END::text AS left
              FROM unnest($1::text[], $2::timestamptz[], $3::timestamptz[]) AS q(address, last_known, velocity_start)
              JOIN (SELECT address FROM signer_wallets WHERE address = ANY($1::text[])) w ON w.address = q.address
-             CROSS JOIN LATERAL (
-               SELECT ARRAY(SELECT round(extract(epoch FROM s.signed_at) * 1000000)::float8 FROM signer_spends s
-                             WHERE s.address = q.address AND s.signed_at > q.velocity_start AND s.amount > 0
-                             ORDER BY s.signed_at LIMIT ${VELOCITY_TIMES_KEPT}) AS oldest_us
-             ) t`,
+             CROSS JOIN LATERAL ${OLDEST_SPEND_TIMES}`,
     values: [
       column(queries, (q) => q.address),
       column(queries, (q) => timestampFromUs(q.point.lastKnownUs)),

@@ -102,9 +102,7 @@ export function snapshotAt(snapshot: PaySnapshot, now: Date): PaySnapshot | unde
   if (!recent || typeof cap.window_seconds !== 'number') return undefined;
   const aged = ageVelocityWindow(recent, cap.window_seconds, now);
   if (!aged) return undefined;
-  return aged === recent && snapshot.state.recentCount === recent.count
-    ? snapshot
-    : { ...snapshot, recent: aged, state: { ...snapshot.state, recentCount: aged.count } };
+  return aged === recent && snapshot.state.recentCount === recent.count ? snapshot : snapshotWithWindow(snapshot, aged);
 }
 
 /**

@@ -10,6 +10,15 @@ import { buildAuditRow, type AuditEventInput, type AuditHead } from '../../audit
 import type { WalletTx } from '../../db/wallet-transaction.js';
 import { VELOCITY_TIMES_KEPT } from '../../../../policy/velocity-window.js';
 
+/**
+ * The times of a wallet's oldest payments in its velocity window (µs since the epoch, oldest first; released ones
+ * excluded, as the window's count excludes them): a range of the (wallet_id, created_at) index.
+ */
+const oldestPaymentTimes = (wallet: string, start: string) =>
+  `ARRAY(SELECT (extract(epoch FROM o.created_at) * 1000000)::bigint FROM authorizations o
+          WHERE o.wallet_id = ${wallet} AND o.status <> 'released' AND o.created_at > ${start}
+          ORDER BY o.created_at LIMIT ${VELOCITY_TIMES_KEPT})`;
+
 // The last payment time (cooling-off) is the newest authorization of the wallet, released ones included
 // (cooling-off errs on the safe side): read through the (wallet_id, created_at) index, so a payment does not
 // rewrite the wallet row. `recent` (velocity cap only) is the rolling window's count and the times of its oldest
@@ -22,9 +31,7 @@ export const SNAPSHOT_SQL = `SELECT w.*, a.account_key_ref,
               CASE WHEN jsonb_exists(w.policy, 'velocity_cap') THEN
                 (SELECT json_build_object(
                           'count', (SELECT count(*) FROM authorizations x WHERE x.wallet_id = w.id AND x.status <> 'released' AND x.created_at > v.start),
-                          'oldest_us', ARRAY(SELECT (extract(epoch FROM o.created_at) * 1000000)::bigint FROM authorizations o
-                                              WHERE o.wallet_id = w.id AND o.status <> 'released' AND o.created_at > v.start
-                                              ORDER BY o.created_at LIMIT ${VELOCITY_TIMES_KEPT}))
+                          'oldest_us', ${oldestPaymentTimes('w.id', 'v.start')})
                    FROM (SELECT ?::timestamptz - make_interval(secs => (w.policy->'velocity_cap'->>'window_seconds')::int) AS start) v)
               END AS recent,
               (SELECT json_build_object('seq', e.seq, 'hash', e.hash) FROM audit_events e WHERE e.chain_key = w.id ORDER BY e.seq DESC LIMIT 1) AS audit_head,
@@ -41,9 +48,7 @@ export const SNAPSHOT_SQL = `SELECT w.*, a.account_key_ref,
 // the wallet, `now`, the window's seconds.
 export const VELOCITY_READ_ON_SQL = `WITH p AS (SELECT ?::timestamptz AS last_known, ?::varchar AS wallet_id,
                           ?::timestamptz - make_interval(secs => ?::int) AS start),
-            o AS MATERIALIZED (SELECT ARRAY(SELECT (extract(epoch FROM a.created_at) * 1000000)::bigint FROM authorizations a
-                                WHERE a.wallet_id = p.wallet_id AND a.status <> 'released' AND a.created_at > p.start
-                                ORDER BY a.created_at LIMIT ${VELOCITY_TIMES_KEPT}) AS times FROM p)
+            o AS MATERIALIZED (SELECT ${oldestPaymentTimes('p.wallet_id', 'p.start')} AS times FROM p)
        SELECT json_build_object(
                 'left', CASE WHEN cardinality(o.times) = ${VELOCITY_TIMES_KEPT} THEN
                           (SELECT count(*) FROM authorizations x WHERE x.wallet_id = p.wallet_id AND x.status <> 'released'
