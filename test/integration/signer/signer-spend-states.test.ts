@@ -12,7 +12,6 @@ import { outcome, readMetric, signedPolicy } from './signer-test-helpers.js';
 import { useTwoSignersOnOneStore } from './two-signers-one-store.js';
 
 const CENT = '10000';
-type Signed = Awaited<ReturnType<ReturnType<typeof useTwoSignersOnOneStore>['signedWallet']>>;
 const STATES = 'treasury_signer_spend_states_total';
 
 describe("a signed wallet's spend state remembered between payments", function () {
@@ -57,41 +56,54 @@ describe("a signed wallet's spend state remembered between payments", function (
     assert.equal(await storedCount(wallet.address), 3);
   });
 
-  /** `count` payments one after another, every one signed, then a pause of `pauseMs` (the window slides on). */
-  const payThenPause = async (op: Signed['ops'][number], wallet: Signed['wallet'], count: number, pauseMs: number) => {
-    const results: string[] = [];
-    for (let i = 0; i < count; i++) results.push(await outcome(op.sign(wallet, CENT)));
-    assert.deepEqual(new Set(results), new Set(['signed']));
-    await new Promise((r) => setTimeout(r, pauseMs));
+  /**
+   * A wallet under `policy` paid three rounds of `count` payments one after another, every one signed, each round
+   * followed by a pause of `pauseMs` (the window slides on); the spend states counted over the last two rounds.
+   */
+  const threeRounds = async (policy: Parameters<typeof signedWallet>[0], count: number, pauseMs: number) => {
+    const { ops, wallet } = await signedWallet(policy);
+    const round = async () => {
+      const results: string[] = [];
+      for (let i = 0; i < count; i++) results.push(await outcome(ops[0]!.sign(wallet, CENT)));
+      assert.deepEqual(new Set(results), new Set(['signed']));
+      await new Promise((r) => setTimeout(r, pauseMs));
+    };
+    await round();
+    const before = await states();
+    await round();
+    await round();
+    const after = await states();
+    return {
+      wallet,
+      read: after.read - before.read,
+      remembered: after.remembered - before.remembered,
+      readOn: after.readOn - before.readOn,
+    };
   };
 
   it('a wallet paid up to its velocity cap window after window decides on its aged count, without reading the store again', async () => {
-    const { ops, wallet } = await signedWallet({ velocity_cap: { max_count: 3, window_seconds: 1 } });
-    const cycle = () => payThenPause(ops[0]!, wallet, 3, 1_200);
-    await cycle();
-    const before = await states();
     // Each window's three spends left it before the next three: the remembered count loses them as they leave.
-    await cycle();
-    await cycle();
-    const after = await states();
-    assert.equal(after.read - before.read, 0, 'no payment read its state again');
-    assert.equal(after.remembered - before.remembered, 6);
+    const { wallet, read, remembered } = await threeRounds(
+      { velocity_cap: { max_count: 3, window_seconds: 1 } },
+      3,
+      1_200,
+    );
+    assert.equal(read, 0, 'no payment read its state again');
+    assert.equal(remembered, 6);
     assert.equal(await storedCount(wallet.address), 9);
   });
 
   it('a window with more spends than its remembered times is read on once they left, not counted again', async () => {
     // 40 spends a window, the cap: the remembered state knows the times of 32, counts the other 8 without them.
-    const { ops, wallet } = await signedWallet({ velocity_cap: { max_count: 40, window_seconds: 2 } });
-    const round = () => payThenPause(ops[0]!, wallet, 40, 2_300);
-    await round();
-    const before = await states();
     // Once the 32 known spends left, the 8 unknown ones did too: read on, the count is 0, not 8 (which would have
     // refused the round's last 8 on memory and read the store again for each refusal).
-    await round();
-    await round();
-    const after = await states();
-    assert.equal(after.read - before.read, 0, 'no payment read its state in full');
-    assert.ok(after.readOn - before.readOn >= 2, `read on ${after.readOn - before.readOn} times`);
+    const { wallet, read, readOn } = await threeRounds(
+      { velocity_cap: { max_count: 40, window_seconds: 2 } },
+      40,
+      2_300,
+    );
+    assert.equal(read, 0, 'no payment read its state in full');
+    assert.ok(readOn >= 2, `read on ${readOn} times`);
     assert.equal(await storedCount(wallet.address), 120);
   });
 
