@@ -55,7 +55,6 @@ import { startSteadyFloor } from './steady-floor.js';
 import { startPgWaitSampler } from './pg-wait-sampler.js';
 import { slowRequestBursts } from './slow-request-bursts.js';
 import { tailTimeline } from './tail-timeline.js';
-import { describeHistogram, histogramDelta } from './histogram-delta.js';
 import { startLoopProbe, type ProbeSlice } from './loop-probe.js';
 import { benchSignerEnv } from './bench-token.js';
 import { measureHsmCeiling } from './pay-bench-ceilings.js';
@@ -64,6 +63,7 @@ import { describeCpuSplit, startCpuSplit, type CpuSplit } from './service-cpu-sp
 import { startHeapSampling } from './profile-windows.js';
 import { machineSeconds } from './pay-bench-cpu.js';
 import { newIdempotencyKey } from '../../src/sdk/new-idempotency-key.js';
+import { signerTimeLine, statementStats } from './steady-tail-readouts.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(HERE, '../..');
@@ -88,44 +88,6 @@ const readSlices = (file: string): ProbeSlice[] =>
         .filter(Boolean)
         .map((l) => JSON.parse(l) as ProbeSlice)
     : [];
-
-/** The API's signer calls over (c) beside the signer's own time for them and its HSM signatures (two scrapes each). */
-function signerTimeLine([apiBefore, signerBefore]: string[], [apiAfter, signerAfter]: string[]): string {
-  const method = 'method="sign_transfer_authorization"';
-  const call = histogramDelta(apiBefore!, apiAfter!, 'treasury_signer_call_duration_seconds', method);
-  const own = histogramDelta(signerBefore!, signerAfter!, 'treasury_signer_request_duration_seconds', method);
-  const hsm = histogramDelta(
-    signerBefore!,
-    signerAfter!,
-    'treasury_signer_hsm_operation_duration_seconds',
-    'op="sign"',
-  );
-  return `signer calls seen by the API: ${describeHistogram(call)}; the signer's own time for them: ${describeHistogram(own)}; its HSM signatures: ${describeHistogram(hsm)}`;
-}
-
-/** pg_stat_statements from now (reset) to `read`: the statements most often run, with their mean and longest time. */
-async function statementStats(connectionString: string): Promise<{ read(): Promise<string[]> }> {
-  const client = new pg.Client(connectionString);
-  await client.connect();
-  await client.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
-  await client.query('SELECT pg_stat_statements_reset()');
-  return {
-    async read() {
-      const rows = (
-        await client.query<{ db: string; calls: string; mean: number; max: number; query: string }>(
-          `SELECT d.datname AS db, s.calls::text, s.mean_exec_time AS mean, s.max_exec_time AS max, s.query
-             FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid
-            WHERE s.query NOT LIKE '%pg_stat_%' ORDER BY s.calls DESC LIMIT 8`,
-        )
-      ).rows;
-      await client.end();
-      return rows.map(
-        (r) =>
-          `statement (${r.db}) ×${r.calls}, mean ${r.mean.toFixed(1)} ms, longest ${r.max.toFixed(0)} ms: ${r.query.replace(/\s+/g, ' ').slice(0, 70)}`,
-      );
-    },
-  };
-}
 
 interface Services {
   api: string;
