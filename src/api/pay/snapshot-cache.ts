@@ -121,8 +121,9 @@ export class SnapshotCache {
     now: Date,
   ): { snapshot: PaySnapshot; windowSeconds: number; point: VelocityReadPoint } | undefined {
     const entry = this.current(walletId, generation, now);
-    const at = entry && snapshotReadPoint(entry.snapshot, now);
-    return at && { snapshot: entry!.snapshot, ...at };
+    if (!entry) return undefined;
+    const at = snapshotReadPoint(entry.snapshot, now);
+    return at && { snapshot: entry.snapshot, ...at };
   }
 
   /** The wallet's remembered entry if it was taken under `generation` and in `now`'s UTC day, week and month. */
