@@ -264,6 +264,18 @@ const NO_DYNAMIC_REGEXP = ['NewExpression', 'CallExpression'].flatMap((kind) => 
 ]);
 
 /**
+ * Koa's parsed query is never read: it assigns keys onto a plain object, so `?__proto__=1` vanishes and
+ * `?constructor` reads as a function. Routes read theirs through `queryOf` (src/api/http/request-query.ts).
+ */
+const NO_KOA_QUERY = [
+  "MemberExpression[object.name='ctx'][property.name='query']",
+  "MemberExpression[object.property.name='request'][property.name='query']",
+].map((selector) => ({
+  selector,
+  message: "Read a request's query with queryOf (src/api/http/request-query.ts), not Koa's ctx.query.",
+}));
+
+/**
  * What base/ and policy/ may import beyond their own files (their floors in `zones` keep the repository's
  * other folders out). base/ imports nothing at all: not a package, not a Node built-in. policy/ is pure: `zod`
  * for its schemas and viem's two address functions (`getAddress`, `isAddress`: checksum arithmetic, no
@@ -335,7 +347,7 @@ export default tseslint.config(
   },
   {
     files: ['{src,signer,policy,ops,bin,dashboard}/**/*.{ts,tsx,mts,cts,js,mjs,cjs}'],
-    rules: { 'no-restricted-syntax': ['error', ...NO_DYNAMIC_REGEXP] },
+    rules: { 'no-restricted-syntax': ['error', ...NO_DYNAMIC_REGEXP, ...NO_KOA_QUERY] },
   },
   {
     files: ['base/**/*.{ts,js}'],

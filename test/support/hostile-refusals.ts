@@ -35,6 +35,21 @@ export function asQuery(v: unknown): string {
   return text.isWellFormed() ? encodeURIComponent(text) : '%ED%A0%80';
 }
 
+/**
+ * Query strings whose keys are the names a plain object inherits: each must be read as a key like any other, and
+ * a strict query schema refuses it as unknown — never swallowed by the `__proto__` setter (the query read as if
+ * the key were absent), nor answered from the prototype (a whole query string `constructor` read as a function).
+ */
+export const INHERITED_NAME_QUERIES = [
+  '__proto__=1',
+  '__proto__',
+  '__proto__=a&__proto__=b',
+  'constructor',
+  'toString',
+  'hasOwnProperty=1',
+  'valueOf',
+];
+
 /** What a malformed Idempotency-Key header is refused with. */
 export const INVALID_KEY = 'invalid_idempotency_key';
 /** An Idempotency-Key (1–128 of [A-Za-z0-9_.:-]); src/api/http/schemas/common-schemas.ts. */

@@ -9,6 +9,7 @@
  * Does not defend: what is listed (./discovery-store.ts decides, in one WHERE clause).
  */
 import Router from '@koa/router';
+import { queryOf } from '../http/request-query.js';
 import type { DiscoveryResourcesPage, DiscoverySearchPage } from '../../shared/api-responses/discovery-responses.js';
 import { discoveryResourcesQuerySchema, discoverySearchQuerySchema, parseDiscoveryQuery } from './discovery-schemas.js';
 import type { DiscoveryService } from './discovery-service.js';
@@ -17,12 +18,12 @@ export function discoveryRoutes(deps: { discovery: DiscoveryService }): Router {
   const router = new Router();
 
   router.get('/discovery/resources', async (ctx) => {
-    const q = parseDiscoveryQuery(discoveryResourcesQuerySchema, ctx.query);
+    const q = parseDiscoveryQuery(discoveryResourcesQuerySchema, queryOf(ctx));
     ctx.body = (await deps.discovery.resources(q)) satisfies DiscoveryResourcesPage;
   });
 
   router.get('/discovery/search', async (ctx) => {
-    const q = parseDiscoveryQuery(discoverySearchQuerySchema, ctx.query);
+    const q = parseDiscoveryQuery(discoverySearchQuerySchema, queryOf(ctx));
     ctx.body = (await deps.discovery.matching(q)) satisfies DiscoverySearchPage;
   });
 

@@ -6,6 +6,7 @@
  * agent is a 404.
  */
 import Router from '@koa/router';
+import { queryOf } from '../http/request-query.js';
 import { agentBinding, type Authenticator } from '../auth/authenticator.js';
 import type { Principal } from '../auth/principal.js';
 import { requireSession } from '../auth/session-powers.js';
@@ -42,7 +43,7 @@ export function agentRoutes(deps: { auth: Authenticator; agents: AgentService; h
 
   router.get('/v1/agents', async (ctx) => {
     const { accountId } = requireSession(await principalOf(ctx), 'owner');
-    ctx.body = await deps.agents.list(accountId, validate(pageQuerySchema, ctx.query, 'query'));
+    ctx.body = await deps.agents.list(accountId, validate(pageQuerySchema, queryOf(ctx), 'query'));
   });
   router.post('/v1/agents', async (ctx) => {
     const { accountId, sessionId } = requireSession(await principalOf(ctx), 'owner');
@@ -58,7 +59,7 @@ export function agentRoutes(deps: { auth: Authenticator; agents: AgentService; h
   router.get('/v1/agents/:id/payments', async (ctx) => {
     const caller = callerOf(await principalOf(ctx));
     const agent = await deps.agents.load(caller, validate(agentIdSchema, ctx.params.id, 'path'));
-    const page = validate(pageQuerySchema, ctx.query, 'query');
+    const page = validate(pageQuerySchema, queryOf(ctx), 'query');
     ctx.set('Cache-Control', 'no-store');
     ctx.body = await deps.history.forAccount(agent.treasury_account_id, page);
   });

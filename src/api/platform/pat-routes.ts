@@ -7,6 +7,7 @@
  * mint or spend (./pat-service.ts and src/api/auth/credential-lineage.ts).
  */
 import type Router from '@koa/router';
+import { queryOf } from '../http/request-query.js';
 import type { Authenticator } from '../auth/authenticator.js';
 import { requireSession } from '../auth/session-powers.js';
 import { pageQuerySchema } from '../http/schemas/page-query-schema.js';
@@ -28,7 +29,7 @@ export function patRoutes(deps: { auth: Authenticator; pats: PatService }): Rout
 
   router.get('/v1/pats', async (ctx) => {
     const { accountId } = requireSession(await platformPrincipal(ctx), 'owner');
-    ctx.body = await deps.pats.list(accountId, validate(pageQuerySchema, ctx.query, 'query'));
+    ctx.body = await deps.pats.list(accountId, validate(pageQuerySchema, queryOf(ctx), 'query'));
   });
 
   router.delete('/v1/pats/:id', async (ctx) => {

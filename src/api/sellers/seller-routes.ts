@@ -11,6 +11,7 @@
  */
 import Router from '@koa/router';
 import type { Context } from 'koa';
+import { queryOf } from '../http/request-query.js';
 import type { Authenticator } from '../auth/authenticator.js';
 import type { Principal } from '../auth/principal.js';
 import { requireSession, requireSessionPower, type SessionPower } from '../auth/session-powers.js';
@@ -121,7 +122,7 @@ function profileRoutes(kit: SellerRouteKit): void {
   });
   router.get('/v1/sellers', async (ctx) => {
     const { accountId } = requireSession(await principalOf(ctx), 'account');
-    ctx.body = await deps.sellers.profiles.list(accountId, validate(pageQuerySchema, ctx.query, 'query'));
+    ctx.body = await deps.sellers.profiles.list(accountId, validate(pageQuerySchema, queryOf(ctx), 'query'));
   });
   router.get('/v1/sellers/:id', async (ctx) => {
     ctx.body = sellerView(await sellerOf(ctx, 'account'));
@@ -160,7 +161,7 @@ function payoutRoutes(kit: SellerRouteKit): void {
   const { router, deps, principalOf, sellerOf } = kit;
   router.get('/v1/sellers/:id/payouts', async (ctx) => {
     const seller = await sellerOf(ctx, 'account');
-    ctx.body = await deps.ledger.payouts(seller, validate(pageQuerySchema, ctx.query, 'query'));
+    ctx.body = await deps.ledger.payouts(seller, validate(pageQuerySchema, queryOf(ctx), 'query'));
   });
   router.post('/v1/sellers/:id/payouts/flush', async (ctx) => {
     const p = await principalOf(ctx);
@@ -203,7 +204,7 @@ function accessRoutes(kit: SellerRouteKit): void {
     const p = await principalOf(ctx);
     const { accountId } = requireSession(p, 'owner');
     const seller = await deps.sellers.profiles.authorize(p, validate(sellerIdSchema, ctx.params.id, 'path'));
-    ctx.body = await deps.pats.list(accountId, validate(pageQuerySchema, ctx.query, 'query'), {
+    ctx.body = await deps.pats.list(accountId, validate(pageQuerySchema, queryOf(ctx), 'query'), {
       scope_type: 'service',
       scope_id: seller.id,
     });
@@ -235,7 +236,7 @@ function endpointRoutes(kit: SellerRouteKit): void {
   });
   router.get('/v1/sellers/:id/endpoints', async (ctx) => {
     const seller = await sellerOf(ctx, 'account');
-    ctx.body = await deps.sellers.endpoints.list(seller, validate(pageQuerySchema, ctx.query, 'query'));
+    ctx.body = await deps.sellers.endpoints.list(seller, validate(pageQuerySchema, queryOf(ctx), 'query'));
   });
   router.patch('/v1/sellers/:id/endpoints/:endpoint_id', async (ctx) => {
     const seller = await sellerOf(ctx, 'owner');
@@ -286,15 +287,15 @@ function ledgerRoutes(kit: SellerRouteKit): void {
     ctx.body = { results } satisfies LedgerBatchResult;
   });
   router.get('/v1/ledger', async (ctx) => {
-    const q = validate(ledgerQuerySchema, ctx.query, 'query');
+    const q = validate(ledgerQuerySchema, queryOf(ctx), 'query');
     ctx.body = await deps.ledger.ledger(await ledgerSeller(ctx, q.seller_id), q);
   });
   router.get('/v1/ledger/revenue', async (ctx) => {
-    const q = validate(ledgerQuerySchema, ctx.query, 'query');
+    const q = validate(ledgerQuerySchema, queryOf(ctx), 'query');
     ctx.body = await deps.ledger.revenue(await ledgerSeller(ctx, q.seller_id), q);
   });
   router.get('/v1/ledger/export', async (ctx) => {
-    const q = validate(ledgerQuerySchema, ctx.query, 'query');
+    const q = validate(ledgerQuerySchema, queryOf(ctx), 'query');
     const seller = await ledgerSeller(ctx, q.seller_id); // the bearer first: a refused one learns nothing of the query
     if (q.format !== 'csv')
       throw new AppError('invalid_request', { message: 'format=csv is the supported export format.' });

@@ -9,6 +9,7 @@
  * defend: what the history says (./wallet-history-service.ts).
  */
 import Router from '@koa/router';
+import { queryOf } from '../http/request-query.js';
 import { walletIdSchema } from '../http/schemas/common-schemas.js';
 import { historyQuerySchema } from './wallet-schemas.js';
 import { validate } from '../http/validate.js';
@@ -30,13 +31,13 @@ export function walletHistoryRoutes(deps: WalletRouteDeps & { history: WalletHis
 
   router.get('/v1/wallets/:id/decisions', async (ctx) => {
     const { walletId } = await walletOf(ctx);
-    const { limit } = validate(historyQuerySchema, ctx.query, 'query');
+    const { limit } = validate(historyQuerySchema, queryOf(ctx), 'query');
     ctx.body = await deps.history.decisions(walletId, limit);
   });
 
   router.get('/v1/wallets/:id/audit', async (ctx) => {
     const { walletId, tenant } = await walletOf(ctx);
-    const { limit } = validate(historyQuerySchema, ctx.query, 'query');
+    const { limit } = validate(historyQuerySchema, queryOf(ctx), 'query');
     ctx.body = await deps.history.audit(walletId, limit, tenant);
   });
 

@@ -9,6 +9,7 @@
  * signer's own receipt ceilings do: signer/owner-policy/policy-receipts.ts).
  */
 import Router from '@koa/router';
+import { queryOf } from '../http/request-query.js';
 import type { BalanceReader } from '../chain/balance-reader.js';
 import type { ChainRegistry } from '../../shared/chain-registry.js';
 import { AppError } from '../errors/app-error.js';
@@ -48,7 +49,7 @@ export function walletRoutes(
 
   router.get('/v1/wallets', async (ctx) => {
     const { accountId } = await accountOf(ctx.get('authorization'), true);
-    const query = validate(listWalletsQuerySchema, ctx.query, 'query');
+    const query = validate(listWalletsQuerySchema, queryOf(ctx), 'query');
     ctx.body = await deps.wallets.list(accountId, query);
   });
 
@@ -77,7 +78,7 @@ export function walletRoutes(
   router.get('/v1/wallets/:id/payments', async (ctx) => {
     const { accountId } = await accountOf(ctx.get('authorization'), true);
     const walletId = validate(walletIdSchema, ctx.params.id, 'path');
-    const page = validate(pageQuerySchema, ctx.query, 'query');
+    const page = validate(pageQuerySchema, queryOf(ctx), 'query');
     const wallet = await deps.wallets.getActive(accountId, walletId);
     ctx.set('Cache-Control', 'no-store');
     ctx.body = await deps.history.forWallet(wallet.id, page);
@@ -94,7 +95,7 @@ export function walletRoutes(
     const walletId = validate(walletIdSchema, ctx.params.id, 'path');
     // 404 / 410 for the wallet before its query is read, as on every route of a wallet.
     const wallet = await deps.wallets.getActive(accountId, walletId);
-    const { nonce } = validate(policyReceiptQuerySchema, ctx.query, 'query');
+    const { nonce } = validate(policyReceiptQuerySchema, queryOf(ctx), 'query');
     await deps.rateLimits.consume('receipt', tenant);
     ctx.set('Cache-Control', 'no-store');
     ctx.body = await deps.wallets.policyReceipt(wallet, nonce);

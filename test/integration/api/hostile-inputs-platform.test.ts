@@ -9,6 +9,7 @@ import path from 'node:path';
 import { ERROR_CODES } from '../../../src/shared/error-codes.js';
 import { startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
 import { signInWithNewKey } from '../../support/sign-in.js';
+import { INHERITED_NAME_QUERIES } from '../../support/hostile-refusals.js';
 
 const hostile = JSON.parse(
   fs.readFileSync(path.resolve(import.meta.dirname, '../../vectors/hostile-inputs.json'), 'utf8'),
@@ -186,6 +187,7 @@ describe('hostile inputs against seller, endpoint and ledger routes', function (
       'format=xml',
       'seller_id=sel_1',
       'extra=1',
+      ...INHERITED_NAME_QUERIES,
     ]) {
       await refused('GET', `/v1/ledger${q.startsWith('format') ? '/export' : ''}?${q}`, undefined, seller.pat);
     }
@@ -226,6 +228,7 @@ describe('hostile inputs against seller, endpoint and ledger routes', function (
         'constructor=1',
         'status=active',
         'format=csv',
+        ...INHERITED_NAME_QUERIES,
       ])
         await refused('GET', `${route}?${q}`, undefined, token);
     }

@@ -17,6 +17,7 @@ import {
   hostile,
   hostileHeaderValues,
   hostileIds,
+  INHERITED_NAME_QUERIES,
   INVALID_KEY,
   isEmptyObject,
   queueOf,
@@ -109,8 +110,8 @@ describe('hostile inputs against the remaining wallet routes', function () {
       for (const limit of keys.includes('cursor') ? ['501', '2.5', '-5'] : ['101', '2.5', '-5'])
         queue.add('GET', `${route}?limit=${limit}`, { token });
       const repeated = keys.includes('status') ? ['status=active&status=revoked', 'status=ACTIVE'] : [];
-      for (const q of ['limit=1&limit=2', 'cursor=a&cursor=b', 'extra=1', '__proto__[x]=1', 'limit[x]=1', ...repeated])
-        queue.add('GET', `${route}?${q}`, { token });
+      const shapes = ['limit=1&limit=2', 'cursor=a&cursor=b', 'extra=1', '__proto__[x]=1', 'limit[x]=1', ...repeated];
+      for (const q of [...shapes, ...INHERITED_NAME_QUERIES]) queue.add('GET', `${route}?${q}`, { token });
     }
     for (const id of hostileIds()) {
       for (const suffix of ['payments', 'decisions', 'audit'])

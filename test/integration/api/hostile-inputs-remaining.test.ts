@@ -20,6 +20,7 @@ import {
   hostile,
   hostileHeaderValues,
   hostileIds,
+  INHERITED_NAME_QUERIES,
   INVALID_KEY,
   isEmptyObject,
   queueOf,
@@ -280,7 +281,8 @@ describe('hostile inputs against the remaining seller and gate routes', function
       const text = typeof network === 'string' ? network : JSON.stringify(network);
       queue.add('GET', `/v1/gate/catalogue?network=${encodeURIComponent(text.toWellFormed())}`, { token: gatePat });
     }
-    for (const q of [`network=${NETWORK}&network=${NETWORK}`, 'network[x]=1', 'extra=1', '__proto__[x]=1'])
+    const shapes = [`network=${NETWORK}&network=${NETWORK}`, 'network[x]=1', 'extra=1', '__proto__[x]=1'];
+    for (const q of [...shapes, ...INHERITED_NAME_QUERIES])
       queue.add('GET', `/v1/gate/catalogue?${q}`, { token: gatePat });
 
     for (const id of hostileIds()) {

@@ -16,6 +16,7 @@
  */
 import Router from '@koa/router';
 import type { Context } from 'koa';
+import { queryOf } from '../../http/request-query.js';
 import { requireGateScope, type Authenticator } from '../../auth/authenticator.js';
 import { ledgerBatchBodySchema, ledgerReportBodySchema } from '../../../shared/ledger-report-schema.js';
 import { platformRouter } from '../../platform/platform-principal.js';
@@ -29,7 +30,7 @@ export function gateRoutes(deps: { auth: Authenticator; gate: GateService }): Ro
 
   router.get('/v1/gate/catalogue', async (ctx) => {
     const accountId = await accountOf(ctx);
-    const { network } = validate(catalogueQuerySchema, ctx.query, 'query');
+    const { network } = validate(catalogueQuerySchema, queryOf(ctx), 'query');
     ctx.body = await deps.gate.catalogue(accountId, network);
     ctx.set('Cache-Control', 'no-store');
   });
