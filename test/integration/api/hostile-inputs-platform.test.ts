@@ -4,29 +4,26 @@
  * 4xx with a stable error code, and nothing is written.
  */
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import path from 'node:path';
 import { ERROR_CODES } from '../../../src/shared/error-codes.js';
 import { startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
 import { signInWithNewKey } from '../../support/sign-in.js';
-import { INHERITED_NAME_QUERIES } from '../../support/hostile-refusals.js';
+import {
+  asQuery,
+  FREE_TEXT,
+  hostile,
+  INHERITED_NAME_QUERIES,
+  isEmptyObject,
+  RAW_ABOVE_BOUND,
+} from '../../support/hostile-refusals.js';
 
-const hostile = JSON.parse(
-  fs.readFileSync(path.resolve(import.meta.dirname, '../../vectors/hostile-inputs.json'), 'utf8'),
-) as Record<string, unknown[]>;
-/** Text every stored string must refuse (control characters, lone surrogates, bidi overrides, over-long); a formula-looking value is plain text. */
-const FREE_TEXT = (hostile.free_text as string[]).filter((v) => !v.startsWith('='));
 /** Amounts in range for a bigint column but above the largest any field takes (10^9 USD, 10^15 raw units). */
 const USD_ABOVE_BOUND = ['1000000000.000001', '9223372036854.775807'];
-const RAW_ABOVE_BOUND = ['1000000000000001', '9223372036854775807'];
 /** Hostile route patterns: nested parameters, empty and over-long names, too many segments, regex syntax. */
 const ROUTE_PATTERNS = hostile.route_pattern as string[];
 /** The one hostile pattern the grammar takes: literal text, whose `(`, `+` and `$` are path characters. */
 const PATTERN_GRAMMAR_TAKES = new Set(['/(a+)+$']);
 /** A path (and a route-price key) is URL path characters, braces included, up to 512 characters. */
 const PATH_TAKES = (p: string) => p.length <= 512 && !p.includes('[');
-const isEmptyObject = (v: unknown) =>
-  v !== null && typeof v === 'object' && !Array.isArray(v) && Object.keys(v as object).length === 0;
 
 describe('hostile inputs against seller, endpoint and ledger routes', function () {
   this.timeout(300_000);
@@ -204,12 +201,6 @@ describe('hostile inputs against seller, endpoint and ledger routes', function (
       [`/v1/sellers/${s}/payouts`, seller.pat],
       [`/v1/sellers/${s}/pats`, session],
     ];
-    // Query values arrive as text: the table's strings as they are, other values as their JSON.
-    // A lone surrogate has no UTF-8 form: it goes as the bytes a WTF-8 client would send; %FF is not UTF-8 at all.
-    const asQuery = (v: unknown) => {
-      const text = typeof v === 'string' ? v : JSON.stringify(v);
-      return text.isWellFormed() ? encodeURIComponent(text) : '%ED%A0%80';
-    };
     const values = [
       ...[...hostile.any!, ...hostile.identifier!, ...hostile.base64_header!, ...hostile.unix_seconds!].map(asQuery),
       '%FF',
