@@ -3,12 +3,14 @@
  * query strings (GET /discovery/resources, GET /discovery/search), over HTTP against real PostgreSQL: each value
  * is answered 200 (a value that is plain, valid text: it matches or filters nothing it should not) or 400 with
  * one of the catalogue's two stable codes — never another status or code, a request line over the server's
- * 16 KiB header bound aside (431 before the app reads it) — and nothing is written.
+ * 16 KiB header bound aside (431 before the app reads it) — and nothing is written; a key named after a member
+ * every object inherits (`__proto__`, `constructor`) is an unknown key like any other.
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { useTestTreasury } from '../../support/api-harness.js';
+import { INHERITED_NAME_QUERIES } from '../../support/hostile-refusals.js';
 
 const hostile = JSON.parse(
   fs.readFileSync(path.resolve(import.meta.dirname, '../../vectors/hostile-inputs.json'), 'utf8'),
@@ -78,5 +80,15 @@ describe('hostile inputs against the public catalogue (GET /discovery/*)', funct
     }
     assert.ok(refused > 100, `most of the table is refused (${refused})`);
     assert.deepEqual(await counts(), before);
+  });
+
+  it('refuses a key named after an inherited member as unknown, on both routes', async () => {
+    for (const route of ['/discovery/resources', '/discovery/search'])
+      for (const q of INHERITED_NAME_QUERIES) {
+        const res = await t.request('GET', `${route}?${q}`);
+        const what = `${route}?${q} → ${res.status} ${String(JSON.stringify(res.body)).slice(0, 200)}`;
+        assert.equal(res.status, 400, what);
+        assert.equal(res.body.error_code, 'discovery_query_invalid', what);
+      }
   });
 });
