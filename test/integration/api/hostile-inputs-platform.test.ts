@@ -188,6 +188,8 @@ describe('hostile inputs against seller, endpoint and ledger routes', function (
     ]) {
       await refused('GET', `/v1/ledger${q.startsWith('format') ? '/export' : ''}?${q}`, undefined, seller.pat);
     }
+    for (const route of ['/v1/ledger/revenue', '/v1/ledger/export'])
+      for (const q of INHERITED_NAME_QUERIES) await refused('GET', `${route}?${q}`, undefined, seller.pat);
     assert.equal(await snapshot(), before);
   });
   it('the query (limit, cursor, unknown keys) of every paged platform list', async () => {

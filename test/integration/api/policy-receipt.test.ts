@@ -16,6 +16,7 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { policyTypedData } from '../../../policy/signed-policy.js';
 import { walletPolicySchema } from '../../../policy/policy-schema.js';
 import { startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
+import { INHERITED_NAME_QUERIES } from '../../support/hostile-refusals.js';
 import { signInBody } from '../../support/sign-in.js';
 
 const nonce = () => randomBytes(32).toString('hex');
@@ -98,6 +99,7 @@ describe('policy receipts (HTTP, signer policy store, PostgreSQL)', function () 
       `nonce=${n}%0Aversion:%209`,
       `nonce=${n}&nonce=${n}`,
       `nonce=${n}&statement=x`,
+      ...INHERITED_NAME_QUERIES.map((q) => `nonce=${n}&${q}`),
     ]) {
       const res = await receipt(wallet.id, query);
       assert.equal(res.status, 400, `${query}: ${JSON.stringify(res.body)}`);
